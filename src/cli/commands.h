@@ -1,0 +1,27 @@
+// The bertpt command line: main.cc builds the CLI11 app and each command file adds its subcommand.
+// A command's callback does the work through the library and reports its result; library errors
+// (bertpt::Error) are turned into one-line messages and exit codes by main.cc only.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace bertpt::cli {
+
+// Flags every command accepts.
+struct CommonFlags {
+  bool json = false;   // print the final summary as one JSON object on stdout
+  bool quiet = false;  // no progress or summary on stderr
+};
+
+// Adds --json and --quiet to `cmd`, stored in `flags`.
+void add_common_flags(CLI::App* cmd, CommonFlags& flags);
+
+// Prints `summary` as one compact JSON line on stdout.
+void print_json(const nlohmann::json& summary);
+
+// Registration functions, one per command file.
+void add_corpus_command(CLI::App& app);
+
+}  // namespace bertpt::cli

@@ -1,0 +1,37 @@
+#include "cli/corpus_options.h"
+
+namespace bertpt::cli {
+
+void add_corpus_flags(CLI::App* cmd, CorpusFlags& f) {
+  cmd->add_option("-i,--input", f.inputs,
+                  "Text source: a file, a directory (read recursively) or a glob; repeatable, one source each. "
+                  "Files may be gzip/zstd/xz/bzip2-compressed (detected from their bytes)")
+      ->required()
+      ->allow_extra_args(false);
+  cmd->add_option("--format", f.format,
+                  "Input format: auto (detect per file), text, jsonl (one JSON object per line), "
+                  "wikiextractor (<doc> blocks)")
+      ->capture_default_str();
+  cmd->add_option("--doc-per", f.doc_per,
+                  "Plain text: one document per line, per blank-line-separated paragraph, or per file")
+      ->capture_default_str();
+  cmd->add_option("--text-field", f.text_field, "JSONL: the field holding the text")->capture_default_str();
+  cmd->add_option("--max-line-bytes", f.max_line_bytes,
+                  "Lines longer than this are split at a character boundary (and counted)")
+      ->capture_default_str();
+  cmd->add_flag("--skip-bad-lines", f.skip_bad_lines,
+                "JSONL: skip lines that are not JSON or lack the text field (counted) instead of failing");
+}
+
+text::CorpusOptions CorpusFlags::to_options() const {
+  text::CorpusOptions o;
+  o.inputs = inputs;
+  o.format = text::parse_format(format);
+  o.doc_per = text::parse_doc_per(doc_per);
+  o.text_field = text_field;
+  o.max_line_bytes = max_line_bytes;
+  o.skip_bad_lines = skip_bad_lines;
+  return o;
+}
+
+}  // namespace bertpt::cli

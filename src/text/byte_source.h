@@ -1,0 +1,33 @@
+// Raw bytes of one input file, decompressed on the fly. The compression is recognised by its magic
+// bytes (gzip 1f 8b, zstd 28 b5 2f fd, xz fd 37 7a 58 5a 00, bzip2 "BZh"), not by the file name.
+// Concatenated streams (pigz, pbzip2, multi-frame zstd, xz) are read to the end. A truncated or
+// corrupt stream throws BadInput naming the file and how many decompressed bytes were read.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace bertpt::text {
+
+enum class Compression { None, Gzip, Zstd, Xz, Bzip2 };
+const char* compression_name(Compression c);
+
+// Sniffs the first bytes of `head` (at least 6 bytes, or the whole file when shorter).
+Compression detect_compression(const unsigned char* head, size_t size);
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to `capacity` decompressed bytes into `buffer`; returns 0 only at the end of input.
+  virtual size_t read(char* buffer, size_t capacity) = 0;
+  // On-disk (compressed) bytes consumed so far, for progress.
+  virtual uint64_t disk_bytes_read() const = 0;
+  virtual Compression compression() const = 0;
+};
+
+// Opens `path` and picks the decoder from its magic bytes. Throws BadInput when it cannot be opened.
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
+
+}  // namespace bertpt::text

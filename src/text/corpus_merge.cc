@@ -1,0 +1,243 @@
+#include "text/corpus_merge.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "common/hash.h"
+#include "common/hash_set64.h"
+#include "text/byte_sink.h"
+
+namespace bertpt::text {
+
+namespace fs = std::filesystem;
+
+void append_json_string(std::string& out, std::string_view s) {
+  static const char* hex = "0123456789abcdef";
+  out.push_back('"');
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      case '\n': out.append("\\n"); break;
+      case '\r': out.append("\\r"); break;
+      case '\t': out.append("\\t"); break;
+      case '\b': out.append("\\b"); break;
+      case '\f': out.append("\\f"); break;
+      default:
+        out.append("\\u00");
+        out.push_back(hex[c >> 4]);
+        out.push_back(hex[c & 15]);
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out.push_back('"');
+}
+
+namespace {
+
+// Seeded keys used by the shuffle and by fractional weights; changing them changes outputs.
+constexpr uint64_t kWeightSalt = 0x5745494748540001ull;  // "WEIGHT"
+constexpr uint64_t kCopySalt = 0x434f505900000001ull;    // "COPY"
+
+// Spill files of the external shuffle, removed on every exit path.
+class Buckets {
+ public:
+  Buckets(const std::string& out, size_t count) : dir_(out + ".buckets." + std::to_string(::getpid())) {
+    fs::create_directories(dir_);
+    files_.resize(count, nullptr);
+    for (size_t b = 0; b < count; ++b) {
+      files_[b] = std::fopen(path(b).c_str(), "w+b");
+      if (!files_[b]) throw BadInput("cannot create shuffle bucket " + path(b), "is the output directory writable?");
+      std::setvbuf(files_[b], nullptr, _IOFBF, count > 64 ? 1 << 16 : 1 << 20);
+    }
+  }
+  ~Buckets() {
+    for (auto* f : files_) {
+      if (f) std::fclose(f);
+    }
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string path(size_t b) const { return dir_ + "/" + std::to_string(b); }
+  size_t count() const { return files_.size(); }
+
+  // Record: [key u64][source u32][length u32][text].
+  void add(uint64_t key, uint32_t source, std::string_view text) {
+    std::FILE* f = files_[count() == 1 ? 0 : key >> (64 - shift())];
+    uint32_t len = static_cast<uint32_t>(text.size());
+    if (std::fwrite(&key, 8, 1, f) != 1 || std::fwrite(&source, 4, 1, f) != 1 || std::fwrite(&len, 4, 1, f) != 1 ||
+        std::fwrite(text.data(), 1, len, f) != len) {
+      throw BadInput("cannot write shuffle bucket in " + dir_, "is the disk full?");
+    }
+  }
+
+  struct Record {
+    uint64_t key;
+    uint64_t order;  // arrival order within the bucket: ties in key keep input order
+    uint32_t source;
+    uint64_t offset;
+    uint32_t length;
+  };
+
+  // Reads bucket `b` fully, sorted by key.
+  void load(size_t b, std::string& bytes, std::vector<Record>& records) {
+    std::FILE* f = files_[b];
+    if (std::fflush(f) != 0 || std::fseek(f, 0, SEEK_END) != 0) throw BadInput("cannot read shuffle bucket " + path(b));
+    long size = std::ftell(f);
+    std::rewind(f);
+    bytes.resize(size_t(size));
+    if (size > 0 && std::fread(bytes.data(), 1, bytes.size(), f) != bytes.size()) {
+      throw BadInput("cannot read shuffle bucket " + path(b));
+    }
+    records.clear();
+    size_t pos = 0;
+    while (pos + 16 <= bytes.size()) {
+      Record r{};
+      std::memcpy(&r.key, bytes.data() + pos, 8);
+      std::memcpy(&r.source, bytes.data() + pos + 8, 4);
+      std::memcpy(&r.length, bytes.data() + pos + 12, 4);
+      r.offset = pos + 16;
+      r.order = records.size();
+      records.push_back(r);
+      pos += 16 + r.length;
+    }
+    std::sort(records.begin(), records.end(),
+              [](const Record& a, const Record& b) { return a.key != b.key ? a.key < b.key : a.order < b.order; });
+    std::fclose(f);
+    files_[b] = nullptr;
+    std::remove(path(b).c_str());
+  }
+
+ private:
+  int shift() const {
+    int s = 0;
+    while ((size_t(1) << s) < files_.size()) ++s;
+    return s;
+  }
+  std::string dir_;
+  std::vector<std::FILE*> files_;
+};
+
+size_t bucket_count(uint64_t disk_bytes, size_t bucket_bytes) {
+  // Compressed inputs expand; assume up to 4x so buckets stay within the memory target.
+  uint64_t estimate = disk_bytes * 4;
+  size_t count = 1;
+  while (count < 4096 && estimate / count > bucket_bytes) count *= 2;
+  return count;
+}
+
+}  // namespace
+
+MergeResult merge_corpus(const MergeOptions& options, const MergeProgress& progress) {
+  if (options.out.empty()) throw BadInput("no output given", "pass --out merged.jsonl (or .jsonl.zst)");
+  fs::path parent = fs::path(options.out).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent)) {
+    throw BadInput("output directory " + parent.string() + " does not exist", "create it first");
+  }
+  CorpusReader reader(options.corpus);
+  const size_t n_sources = options.corpus.inputs.size();
+  auto per_source = [&](const auto& values, auto fallback, const char* flag) {
+    using T = decltype(fallback);
+    std::vector<T> v(n_sources, fallback);
+    if (values.size() > n_sources) {
+      throw BadInput(std::string(flag) + " is given for " + std::to_string(values.size()) + " sources but there are only " +
+                     std::to_string(n_sources) + " --input");
+    }
+    for (size_t i = 0; i < values.size(); ++i) v[i] = values[i];
+    return v;
+  };
+  const std::vector<uint64_t> max_docs = per_source(options.max_docs, uint64_t(0), "--max-docs");
+  const std::vector<double> weight = per_source(options.weight, 1.0, "--weight");
+  for (size_t i = 0; i < n_sources; ++i) {
+    if (!(weight[i] >= 0) || !std::isfinite(weight[i])) {
+      throw BadInput("--weight for " + options.corpus.inputs[i] + " must be a finite number >= 0");
+    }
+  }
+
+  MergeResult result;
+  result.written_per_source.assign(n_sources, 0);
+  std::vector<uint64_t> kept(n_sources, 0);  // unique documents taken per source (for --max-docs)
+  HashSet64 seen;
+  auto sink = open_byte_sink(options.out, compression_for_path(options.out), options.compression_level);
+  std::unique_ptr<Buckets> buckets;
+  if (options.shuffle) {
+    buckets = std::make_unique<Buckets>(options.out, bucket_count(reader.disk_bytes_total(), options.shuffle_memory_bytes));
+    result.buckets = buckets->count();
+  }
+
+  std::string line;
+  auto write_line = [&](std::string_view text, size_t source) {
+    line.clear();
+    line.append("{\"text\":");
+    append_json_string(line, text);
+    line.append(",\"source\":");
+    append_json_string(line, options.corpus.inputs[source]);
+    line.append("}\n");
+    sink->write(line);
+    ++result.written;
+    ++result.written_per_source[source];
+  };
+
+  Document doc;
+  uint64_t docs_seen = 0;
+  while (reader.next(doc)) {
+    size_t s = doc.source_index;
+    uint64_t content = hash64(doc.text);
+    if (options.dedup && !seen.insert(content)) {
+      ++result.duplicates;
+      continue;
+    }
+    uint64_t index = kept[s]++;
+    // Copies of this document: the integer part of the weight, plus one more with probability equal
+    // to the fractional part, decided by a hash so that it is deterministic.
+    double w = weight[s];
+    uint64_t copies = uint64_t(w);
+    double frac = w - double(copies);
+    if (frac > 0) {
+      double u = double(mix64(options.seed ^ kWeightSalt ^ mix64(index ^ (uint64_t(s) << 48))) >> 11) * 0x1.0p-53;
+      copies += u < frac;
+    }
+    for (uint64_t c = 0; c < copies; ++c) {
+      if (buckets) {
+        uint64_t key = mix64(hash64(doc.text, options.seed) ^ mix64(c * kCopySalt));
+        buckets->add(key, uint32_t(s), doc.text);
+      } else {
+        write_line(doc.text, s);
+      }
+    }
+    if (max_docs[s] && kept[s] >= max_docs[s]) reader.skip_rest_of_source();
+    if (progress && (++docs_seen & 1023) == 0) progress(reader.disk_bytes_read(), reader.disk_bytes_total(), result.written);
+  }
+
+  if (buckets) {
+    std::string bytes;
+    std::vector<Buckets::Record> records;
+    for (size_t b = 0; b < buckets->count(); ++b) {
+      buckets->load(b, bytes, records);
+      for (const auto& r : records) write_line(std::string_view(bytes.data() + r.offset, r.length), r.source);
+      if (progress) progress(reader.disk_bytes_total(), reader.disk_bytes_total(), result.written);
+    }
+  }
+  if (result.written == 0) {
+    throw BadInput("nothing to write: every document was dropped by --max-docs/--weight/--dedup",
+                   "check the per-source limits and weights");
+  }
+  sink->finish();
+  result.bytes_written = sink->bytes_written();
+  result.sources = reader.stats();
+  result.total = reader.total();
+  return result;
+}
+
+}  // namespace bertpt::text

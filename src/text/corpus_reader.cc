@@ -1,0 +1,332 @@
+#include "text/corpus_reader.h"
+
+#include "common/error.h"
+#include "text/input_paths.h"
+#include "text/json_field.h"
+#include "text/line_reader.h"
+#include "text/utf8.h"
+
+namespace bertpt::text {
+
+Format parse_format(const std::string& name) {
+  if (name == "auto") return Format::Auto;
+  if (name == "text" || name == "txt") return Format::Text;
+  if (name == "jsonl" || name == "json") return Format::Jsonl;
+  if (name == "wikiextractor" || name == "wiki") return Format::WikiExtractor;
+  throw BadInput("unknown format '" + name + "'", "use one of: auto, text, jsonl, wikiextractor");
+}
+
+const char* format_name(Format f) {
+  switch (f) {
+    case Format::Auto: return "auto";
+    case Format::Text: return "text";
+    case Format::Jsonl: return "jsonl";
+    case Format::WikiExtractor: return "wikiextractor";
+  }
+  return "?";
+}
+
+DocPer parse_doc_per(const std::string& name) {
+  if (name == "line") return DocPer::Line;
+  if (name == "paragraph") return DocPer::Paragraph;
+  if (name == "file") return DocPer::File;
+  throw BadInput("unknown --doc-per '" + name + "'", "use one of: line, paragraph, file");
+}
+
+const char* doc_per_name(DocPer d) {
+  switch (d) {
+    case DocPer::Line: return "line";
+    case DocPer::Paragraph: return "paragraph";
+    case DocPer::File: return "file";
+  }
+  return "?";
+}
+
+namespace {
+
+bool is_blank(std::string_view s) {
+  for (char c : s) {
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\f' && c != '\v') return false;
+  }
+  return true;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+std::string_view trim_newlines(std::string_view s) {
+  while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
+  return s;
+}
+
+// Decides the format of a file from its first bytes.
+Format sniff_format(std::string_view head, const std::string& path) {
+  size_t i = 0;
+  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) ++i;
+  std::string_view h = head.substr(i);
+  if (starts_with(h, "<doc ") || starts_with(h, "<doc>")) return Format::WikiExtractor;
+  if (starts_with(h, "<mediawiki") || (starts_with(h, "<?xml") && h.find("<mediawiki") != std::string_view::npos)) {
+    throw BadInput(path + ": a raw MediaWiki XML dump is not a supported format",
+                   "extract the article text with WikiExtractor first, or force --format text");
+  }
+  if (starts_with(h, "{")) return Format::Jsonl;
+  return Format::Text;
+}
+
+// The title="…" attribute of a WikiExtractor <doc> line.
+std::string_view doc_title(std::string_view line) {
+  size_t b = line.find("title=\"");
+  if (b == std::string_view::npos) return {};
+  b += 7;
+  size_t e = line.find('"', b);
+  return e == std::string_view::npos ? std::string_view{} : line.substr(b, e - b);
+}
+
+}  // namespace
+
+struct CorpusReader::Impl {
+  CorpusOptions options;
+  std::vector<std::vector<InputFile>> files;  // per source
+  std::vector<SourceStats> stats;
+  uint64_t disk_total = 0;
+  uint64_t disk_done = 0;  // of closed files
+
+  size_t source = 0, file = 0;  // the next file to open is files[source][file]
+  std::unique_ptr<LineReader> reader;
+  std::string path;
+  Format format = Format::Text;
+  uint64_t accounted_bytes = 0;  // of the open file, already added to stats
+  bool finished = false;
+
+  std::string doc;      // assembled multi-line document
+  std::string scratch;  // repaired line
+  std::string field;    // decoded JSON value
+
+  SourceStats& st() { return stats[source]; }
+
+  void account_bytes() {
+    uint64_t now = reader->bytes_read();
+    st().bytes += now - accounted_bytes;
+    accounted_bytes = now;
+  }
+
+  bool open_next() {
+    while (source < files.size()) {
+      if (file < files[source].size()) {
+        const InputFile& f = files[source][file++];
+        path = f.path;
+        accounted_bytes = 0;
+        ++st().files;
+        st().disk_bytes += f.size;
+        reader = std::make_unique<LineReader>(open_byte_source(path), options.max_line_bytes);
+        format = options.format == Format::Auto ? sniff_format(reader->peek(4096), path) : options.format;
+        return true;
+      }
+      ++source;
+      file = 0;
+    }
+    return false;
+  }
+
+  void close_current() {
+    account_bytes();
+    st().long_lines_split += reader->long_lines_split();
+    disk_done += reader->source().disk_bytes_read();
+    reader.reset();
+  }
+
+  std::string_view clean(std::string_view line, std::string& buf) {
+    RepairCounts c;
+    std::string_view out = clean_utf8(line, buf, c);
+    st().invalid_utf8 += c.invalid;
+    st().nul_removed += c.nul;
+    return out;
+  }
+
+  bool emit(std::string_view text, uint64_t line, Document& d) {
+    if (is_blank(text)) {
+      ++st().empty_skipped;
+      return false;
+    }
+    ++st().documents;
+    st().characters += count_code_points(text);
+    d.text = text;
+    d.source_index = source;
+    d.path = path;
+    d.line = line;
+    account_bytes();
+    return true;
+  }
+
+  // Each read_* returns true with a document, false when the file is exhausted.
+  bool read_lines(Document& d) {
+    std::string_view line;
+    while (reader->next(line)) {
+      if (emit(clean(line, scratch), reader->line_number(), d)) return true;
+    }
+    return false;
+  }
+
+  bool read_blocks(Document& d, bool whole_file) {
+    std::string_view line;
+    doc.clear();
+    uint64_t start = 0;
+    bool any_line = false;
+    while (reader->next(line)) {
+      std::string_view text = clean(line, scratch);
+      if (!whole_file && is_blank(text)) {
+        if (!doc.empty() && emit(doc, start, d)) return true;
+        doc.clear();
+        continue;
+      }
+      if (doc.empty()) start = reader->line_number();
+      if (any_line || !doc.empty()) doc.push_back('\n');
+      doc.append(text);
+      any_line = whole_file;
+    }
+    if (whole_file) return emit(trim_newlines(doc), 1, d);
+    return !doc.empty() && emit(doc, start, d);
+  }
+
+  bool read_jsonl(Document& d) {
+    std::string_view line;
+    while (reader->next(line)) {
+      std::string_view text = clean(line, scratch);
+      if (is_blank(text)) continue;
+      JsonFieldResult r = extract_json_string_field(text, options.text_field, field);
+      std::string problem;
+      switch (r.status) {
+        case JsonFieldStatus::Found: break;
+        case JsonFieldStatus::Missing: problem = "has no field \"" + options.text_field + "\""; break;
+        case JsonFieldStatus::NotString: problem = "field \"" + options.text_field + "\" is not a string"; break;
+        case JsonFieldStatus::Malformed: problem = "is not valid JSON (" + r.error + ")"; break;
+      }
+      if (!problem.empty()) {
+        if (options.skip_bad_lines) {
+          ++st().bad_lines_skipped;
+          continue;
+        }
+        throw BadInput(at(path, reader->line_number()) + ": JSONL line " + problem,
+                       r.status == JsonFieldStatus::Malformed ? "fix the line, or pass --skip-bad-lines to skip such lines"
+                                                              : "choose the field with --text-field, or pass --skip-bad-lines");
+      }
+      st().invalid_utf8 += r.bad_surrogates;
+      // Escapes can produce NUL (\u0000): remove them like raw NUL bytes.
+      std::string_view value = clean(field, doc);
+      if (emit(value, reader->line_number(), d)) return true;
+    }
+    return false;
+  }
+
+  bool read_wikiextractor(Document& d) {
+    std::string_view line;
+    bool in_doc = false, title_pending = false;
+    std::string title;
+    uint64_t start = 0;
+    doc.clear();
+    while (reader->next(line)) {
+      std::string_view text = clean(line, scratch);
+      if (!in_doc) {
+        if (starts_with(text, "<doc")) {
+          in_doc = true;
+          title_pending = true;
+          title = std::string(doc_title(text));
+          start = reader->line_number();
+          doc.clear();
+        }
+        continue;  // text outside <doc> (wrappers such as <root>) is not content
+      }
+      if (starts_with(text, "</doc>")) {
+        in_doc = false;
+        if (emit(trim_newlines(doc), start, d)) return true;
+        continue;
+      }
+      if (title_pending) {
+        // WikiExtractor repeats the title as the first line; HF's wikipedia rows leave it out.
+        if (is_blank(text)) continue;
+        title_pending = false;
+        if (text == title) continue;
+      }
+      doc.append(text);
+      doc.push_back('\n');
+    }
+    // An unterminated <doc> at the end of the file still yields its text.
+    return in_doc && emit(trim_newlines(doc), start, d);
+  }
+
+  bool read_one(Document& d) {
+    switch (format) {
+      case Format::Jsonl: return read_jsonl(d);
+      case Format::WikiExtractor: return read_wikiextractor(d);
+      case Format::Text:
+      case Format::Auto:
+        switch (options.doc_per) {
+          case DocPer::Line: return read_lines(d);
+          case DocPer::Paragraph: return read_blocks(d, false);
+          case DocPer::File: return read_blocks(d, true);
+        }
+    }
+    return false;
+  }
+};
+
+CorpusReader::CorpusReader(CorpusOptions options) : impl_(std::make_unique<Impl>()) {
+  if (options.inputs.empty()) throw BadInput("no input given", "pass --input PATH (a file, directory or glob)");
+  impl_->options = std::move(options);
+  for (const auto& input : impl_->options.inputs) {
+    impl_->files.push_back(expand_input(input));
+    SourceStats s;
+    s.name = input;
+    impl_->stats.push_back(s);
+    for (const auto& f : impl_->files.back()) impl_->disk_total += f.size;
+  }
+}
+
+CorpusReader::~CorpusReader() = default;
+
+bool CorpusReader::next(Document& doc) {
+  Impl& m = *impl_;
+  if (m.finished) return false;
+  for (;;) {
+    if (!m.reader && !m.open_next()) break;
+    if (m.read_one(doc)) return true;
+    m.close_current();
+  }
+  m.finished = true;
+  SourceStats t = total();
+  if (t.documents == 0) {
+    throw BadInput("the input holds no documents (" + std::to_string(t.files) + " files, " + std::to_string(t.bytes) +
+                       " bytes, " + std::to_string(t.empty_skipped) + " empty documents)",
+                   "check --format, --doc-per and --text-field, or give non-empty inputs");
+  }
+  return false;
+}
+
+void CorpusReader::skip_rest_of_source() {
+  Impl& m = *impl_;
+  if (m.reader) m.close_current();
+  if (m.source < m.files.size()) {
+    for (size_t f = m.file; f < m.files[m.source].size(); ++f) m.disk_done += m.files[m.source][f].size;
+    ++m.source;
+    m.file = 0;
+  }
+}
+
+const std::vector<SourceStats>& CorpusReader::stats() const { return impl_->stats; }
+
+SourceStats CorpusReader::total() const {
+  SourceStats t;
+  t.name = "total";
+  for (const auto& s : impl_->stats) t += s;
+  return t;
+}
+
+uint64_t CorpusReader::disk_bytes_read() const {
+  return impl_->disk_done + (impl_->reader ? impl_->reader->source().disk_bytes_read() : 0);
+}
+
+uint64_t CorpusReader::disk_bytes_total() const { return impl_->disk_total; }
+
+const CorpusOptions& CorpusReader::options() const { return impl_->options; }
+
+}  // namespace bertpt::text

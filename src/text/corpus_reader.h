@@ -1,0 +1,73 @@
+// Streams documents out of any number of text sources (files, directories, globs; plain text, JSONL,
+// WikiExtractor; optionally gz/zst/xz/bz2-compressed), repairing text on the way. Memory stays
+// bounded by the largest single document, whatever the corpus size.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "text/text_stats.h"
+
+namespace bertpt::text {
+
+enum class Format { Auto, Text, Jsonl, WikiExtractor };
+enum class DocPer { Line, Paragraph, File };
+
+// "auto", "text", "jsonl", "wikiextractor" <-> Format; parse throws BadInput listing the choices.
+Format parse_format(const std::string& name);
+const char* format_name(Format f);
+DocPer parse_doc_per(const std::string& name);
+const char* doc_per_name(DocPer d);
+
+struct CorpusOptions {
+  std::vector<std::string> inputs;       // each --input: a file, a directory (recursive) or a glob
+  Format format = Format::Auto;          // forced format, or detected per file
+  DocPer doc_per = DocPer::Line;         // how plain text is cut into documents
+  std::string text_field = "text";       // JSONL field holding the text
+  size_t max_line_bytes = 1 << 20;       // longer lines are split at a character boundary (counted)
+  bool skip_bad_lines = false;           // JSONL: skip (and count) malformed lines instead of failing
+};
+
+struct Document {
+  std::string_view text;  // valid UTF-8, no NUL, not empty; valid until the next call to next()
+  size_t source_index;    // index into CorpusOptions::inputs
+  std::string_view path;  // the file it came from
+  uint64_t line;          // 1-based line where the document starts in that file
+};
+
+// Usage:
+//   CorpusReader reader(options);
+//   Document doc;
+//   while (reader.next(doc)) { ... }
+//   reader.stats()  -> per-source and total counts
+// Throws BadInput (naming file and line) on missing paths, unknown formats, corrupt compressed data,
+// malformed JSONL (unless skip_bad_lines). Counts gathered before an error stay in stats().
+class CorpusReader {
+ public:
+  explicit CorpusReader(CorpusOptions options);
+  ~CorpusReader();
+  CorpusReader(const CorpusReader&) = delete;
+  CorpusReader& operator=(const CorpusReader&) = delete;
+
+  bool next(Document& doc);
+  // Stops reading the current source (e.g. its --max-docs is reached); next() goes on with the
+  // following one. Bytes of the abandoned file read so far stay counted.
+  void skip_rest_of_source();
+
+  // Per source (same order as options.inputs) and total.
+  const std::vector<SourceStats>& stats() const;
+  SourceStats total() const;
+  // Compressed (on-disk) bytes consumed so far, and the on-disk size of all files; for progress.
+  uint64_t disk_bytes_read() const;
+  uint64_t disk_bytes_total() const;
+  const CorpusOptions& options() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bertpt::text

@@ -1,0 +1,35 @@
+#include "text/text_stats.h"
+
+#include <nlohmann/json.hpp>
+
+namespace bertpt::text {
+
+SourceStats& SourceStats::operator+=(const SourceStats& o) {
+  files += o.files;
+  bytes += o.bytes;
+  disk_bytes += o.disk_bytes;
+  documents += o.documents;
+  characters += o.characters;
+  empty_skipped += o.empty_skipped;
+  invalid_utf8 += o.invalid_utf8;
+  nul_removed += o.nul_removed;
+  long_lines_split += o.long_lines_split;
+  bad_lines_skipped += o.bad_lines_skipped;
+  return *this;
+}
+
+nlohmann::json to_json(const SourceStats& s) {
+  return {{"name", s.name},
+          {"files", s.files},
+          {"bytes", s.bytes},
+          {"disk_bytes", s.disk_bytes},
+          {"documents", s.documents},
+          {"characters", s.characters},
+          {"empty_skipped", s.empty_skipped},
+          {"invalid_utf8_repaired", s.invalid_utf8},
+          {"nul_removed", s.nul_removed},
+          {"long_lines_split", s.long_lines_split},
+          {"bad_lines_skipped", s.bad_lines_skipped}};
+}
+
+}  // namespace bertpt::text
