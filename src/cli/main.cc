@@ -36,6 +36,17 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // An unknown subcommand reaches CLI11 as a leftover argument; name it instead of only saying
+    // that a subcommand is required.
+    std::vector<std::string> leftover;
+    for (const CLI::App* a = &app; a; a = a->get_subcommands().empty() ? nullptr : a->get_subcommands().front()) {
+      for (const auto& r : a->remaining()) leftover.push_back(r);
+    }
+    if (e.get_exit_code() != 0 && !leftover.empty()) {
+      std::fprintf(stderr, "bertpt: error: unknown command or argument '%s'\n  hint: run 'bertpt --help' or 'bertpt <command> --help'\n",
+                   leftover.front().c_str());
+      return 1;
+    }
     int rc = app.exit(e);
     return rc == 0 ? 0 : 1;
   } catch (const Error& e) {

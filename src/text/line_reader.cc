@@ -26,7 +26,9 @@ bool LineReader::fill() {
   }
   size_t before = end_;
   while (end_ < buf_.size()) {
-    size_t n = source_->read(buf_.data() + end_, buf_.size() - end_);
+    // Modest reads keep memory touched and latency low: lines flow out while the file streams in,
+    // and an error deep in a compressed file comes after the documents before it.
+    size_t n = source_->read(buf_.data() + end_, std::min<size_t>(buf_.size() - end_, 1 << 18));
     if (n == 0) {
       eof_ = true;
       break;

@@ -1,0 +1,49 @@
+// Helpers shared by the test binaries: scratch directories, files, and running the bertpt CLI.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace bertpt::testing {
+
+// A fresh directory under $TMPDIR, removed with its contents when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // path()/name
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void write_file(const std::string& path, std::string_view content);
+std::string slurp(const std::string& path);
+
+// Compresses `data` with the named codec ("gzip", "zstd", "xz", "bzip2") using the library itself.
+std::string compress(std::string_view data, const std::string& codec);
+
+struct CommandResult {
+  int exit_code = -1;   // -1 when killed by a signal
+  int signal = 0;
+  std::string out;      // stdout
+  std::string err;      // stderr
+};
+
+// Runs `bertpt <args>` (args is a shell-quoted string) with stdin from /dev/null.
+CommandResult run_bertpt(const std::string& args);
+// Runs a shell command line.
+CommandResult run_shell(const std::string& command);
+
+// Path of the bertpt binary (env BERTPT_BIN, set by CTest) and of the source tree.
+std::string bertpt_bin();
+std::string source_dir();
+
+// Single-quotes `s` for the shell.
+std::string shell_quote(const std::string& s);
+
+}  // namespace bertpt::testing

@@ -1,0 +1,238 @@
+#include "text/corpus_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/error.h"
+#include "common/test_util.h"
+
+namespace bertpt::text {
+namespace {
+
+using bertpt::testing::compress;
+using bertpt::testing::TempDir;
+using bertpt::testing::write_file;
+
+struct Read {
+  std::vector<std::string> docs;
+  std::vector<SourceStats> stats;
+  SourceStats total;
+};
+
+Read read_corpus(CorpusOptions o) {
+  CorpusReader r(std::move(o));
+  Read out;
+  Document d;
+  while (r.next(d)) out.docs.emplace_back(d.text);
+  out.stats = r.stats();
+  out.total = r.total();
+  return out;
+}
+
+CorpusOptions opts(std::vector<std::string> inputs) {
+  CorpusOptions o;
+  o.inputs = std::move(inputs);
+  return o;
+}
+
+TEST(CorpusReader, PlainTextOneDocumentPerLine) {
+  TempDir d;
+  write_file(d.file("a.txt"), "first doc\n\n   \nsecond doc\r\nthird");
+  auto r = read_corpus(opts({d.file("a.txt")}));
+  EXPECT_EQ(r.docs, (std::vector<std::string>{"first doc", "second doc", "third"}));
+  EXPECT_EQ(r.total.documents, 3u);
+  EXPECT_EQ(r.total.empty_skipped, 2u);
+  EXPECT_EQ(r.total.files, 1u);
+  EXPECT_EQ(r.total.characters, 9u + 10u + 5u);
+}
+
+TEST(CorpusReader, ParagraphsAndWholeFiles) {
+  TempDir d;
+  write_file(d.file("p.txt"), "para one\nstill one\n\n\npara two\n");
+  auto o = opts({d.file("p.txt")});
+  o.doc_per = DocPer::Paragraph;
+  EXPECT_EQ(read_corpus(o).docs, (std::vector<std::string>{"para one\nstill one", "para two"}));
+  o.doc_per = DocPer::File;
+  EXPECT_EQ(read_corpus(o).docs, (std::vector<std::string>{"para one\nstill one\n\n\npara two"}));
+}
+
+TEST(CorpusReader, JsonlRowsAsHuggingFaceExportsThem) {
+  TempDir d;
+  write_file(d.file("w.jsonl"),
+             "{\"id\":\"1\",\"url\":\"u\",\"title\":\"A\",\"text\":\"Alpha text.\\nMore.\"}\n"
+             "\n"
+             "{\"id\":\"2\",\"title\":\"B\",\"text\":\"\"}\n"
+             "{\"id\":\"3\",\"title\":\"C\",\"text\":\"Gamma\"}\n");
+  auto r = read_corpus(opts({d.file("w.jsonl")}));
+  EXPECT_EQ(r.docs, (std::vector<std::string>{"Alpha text.\nMore.", "Gamma"}));
+  EXPECT_EQ(r.total.empty_skipped, 1u);
+  auto o = opts({d.file("w.jsonl")});
+  o.text_field = "title";
+  EXPECT_EQ(read_corpus(o).docs, (std::vector<std::string>{"A", "B", "C"}));
+}
+
+TEST(CorpusReader, BadJsonlLineNamesFileAndLine) {
+  TempDir d;
+  write_file(d.file("bad.jsonl"), "{\"text\":\"ok\"}\n{\"text\": broken}\n{\"text\":\"ok2\"}\n{\"body\":\"x\"}\n");
+  CorpusReader r(opts({d.file("bad.jsonl")}));
+  Document doc;
+  ASSERT_TRUE(r.next(doc));
+  try {
+    r.next(doc);
+    FAIL() << "malformed line accepted";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find(d.file("bad.jsonl") + ":2:"), std::string::npos) << e.what();
+    EXPECT_NE(e.hint().find("--skip-bad-lines"), std::string::npos);
+  }
+  EXPECT_EQ(r.total().documents, 1u) << "documents read before the error stay counted";
+
+  auto o = opts({d.file("bad.jsonl")});
+  o.skip_bad_lines = true;
+  auto skipped = read_corpus(o);
+  EXPECT_EQ(skipped.docs, (std::vector<std::string>{"ok", "ok2"}));
+  EXPECT_EQ(skipped.total.bad_lines_skipped, 2u);
+}
+
+TEST(CorpusReader, MissingTextFieldNamesTheField) {
+  TempDir d;
+  write_file(d.file("x.jsonl"), "{\"body\":\"x\"}\n");
+  try {
+    read_corpus(opts({d.file("x.jsonl")}));
+    FAIL();
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("\"text\""), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find(":1:"), std::string::npos);
+    EXPECT_NE(e.hint().find("--text-field"), std::string::npos);
+  }
+}
+
+TEST(CorpusReader, WikiExtractorDocsWithoutTheirTitleLine) {
+  TempDir d;
+  write_file(d.file("wiki_00"),
+             "<doc id=\"1\" url=\"?curid=1\" title=\"Anarchism\">\nAnarchism\n\nAnarchism is a philosophy.\n\n"
+             "History.\nIt is old.\n</doc>\n"
+             "<doc id=\"2\" url=\"?curid=2\" title=\"Redirect page\">\nRedirect page\n</doc>\n"
+             "<doc id=\"3\" url=\"?curid=3\" title=\"Zed\">\nZed\nZed is a letter.\n</doc>\n");
+  auto r = read_corpus(opts({d.file("wiki_00")}));
+  EXPECT_EQ(r.docs, (std::vector<std::string>{"Anarchism is a philosophy.\n\nHistory.\nIt is old.", "Zed is a letter."}));
+  EXPECT_EQ(r.total.empty_skipped, 1u);
+}
+
+TEST(CorpusReader, CompressedFilesDirectoriesAndGlobs) {
+  TempDir d;
+  std::filesystem::create_directories(d.file("corpus/sub"));
+  std::filesystem::create_directories(d.file("corpus/.hidden"));
+  write_file(d.file("corpus/b.txt.zst"), compress("from zstd\n", "zstd"));
+  write_file(d.file("corpus/a.txt"), "from plain\n");
+  write_file(d.file("corpus/sub/c.jsonl.gz"), compress("{\"text\":\"from gzip jsonl\"}\n", "gzip"));
+  write_file(d.file("corpus/sub/d.xz"), compress("from xz\n", "xz"));
+  write_file(d.file("corpus/sub/e.bz2"), compress("from bzip2\n", "bzip2"));
+  write_file(d.file("corpus/.hidden/x.txt"), "never read\n");
+  auto r = read_corpus(opts({d.file("corpus")}));
+  // Sorted walk: a.txt, b.txt.zst, sub/c…, sub/d…, sub/e…
+  EXPECT_EQ(r.docs, (std::vector<std::string>{"from plain", "from zstd", "from gzip jsonl", "from xz", "from bzip2"}));
+  EXPECT_EQ(r.total.files, 5u);
+
+  auto g = read_corpus(opts({d.file("corpus/sub/*")}));
+  EXPECT_EQ(g.docs.size(), 3u);
+}
+
+TEST(CorpusReader, PerSourceStatsKeepSourcesApart) {
+  TempDir d;
+  write_file(d.file("one.txt"), "a\nb\n");
+  write_file(d.file("two.txt"), "c\n");
+  auto r = read_corpus(opts({d.file("one.txt"), d.file("two.txt")}));
+  ASSERT_EQ(r.stats.size(), 2u);
+  EXPECT_EQ(r.stats[0].documents, 2u);
+  EXPECT_EQ(r.stats[1].documents, 1u);
+  EXPECT_EQ(r.stats[0].bytes, 4u);
+  EXPECT_EQ(r.stats[1].name, d.file("two.txt"));
+}
+
+TEST(CorpusReader, InvalidUtf8AndNulAreRepairedAndCounted) {
+  TempDir d;
+  write_file(d.file("bad.txt"), std::string("caf\xE9\nnul\0byte\n\xFF\xFE\n", 17));
+  auto r = read_corpus(opts({d.file("bad.txt")}));
+  EXPECT_EQ(r.docs, (std::vector<std::string>{"caf\xEF\xBF\xBD", "nulbyte", "\xEF\xBF\xBD\xEF\xBF\xBD"}));
+  EXPECT_EQ(r.total.invalid_utf8, 3u);
+  EXPECT_EQ(r.total.nul_removed, 1u);
+}
+
+TEST(CorpusReader, BinaryGarbageDoesNotCrash) {
+  TempDir d;
+  std::string junk;
+  uint32_t x = 12345;
+  for (int i = 0; i < 200000; ++i) {
+    x = x * 1103515245 + 12345;
+    junk.push_back(char(x >> 16));
+  }
+  write_file(d.file("junk.bin"), junk);
+  auto r = read_corpus(opts({d.file("junk.bin")}));
+  EXPECT_GT(r.total.invalid_utf8, 0u);
+  for (const auto& doc : r.docs) EXPECT_EQ(doc.find('\0'), std::string::npos);
+}
+
+TEST(CorpusReader, ForcedFormatOverridesDetection) {
+  TempDir d;
+  write_file(d.file("j.txt"), "{\"text\":\"x\"}\n");
+  auto o = opts({d.file("j.txt")});
+  o.format = Format::Text;
+  EXPECT_EQ(read_corpus(o).docs, (std::vector<std::string>{"{\"text\":\"x\"}"}));
+}
+
+TEST(CorpusReader, MediaWikiXmlIsRefusedWithAHint) {
+  TempDir d;
+  write_file(d.file("dump.xml"), "<mediawiki xmlns=\"http://www.mediawiki.org/xml/export-0.10/\">\n<page>\n");
+  try {
+    read_corpus(opts({d.file("dump.xml")}));
+    FAIL();
+  } catch (const BadInput& e) {
+    EXPECT_NE(e.hint().find("WikiExtractor"), std::string::npos);
+  }
+}
+
+TEST(CorpusReader, MissingPathsAndEmptyInputAreClearErrors) {
+  TempDir d;
+  EXPECT_THROW(read_corpus(opts({d.file("nope.txt")})), BadInput);
+  EXPECT_THROW(read_corpus(opts({d.file("*.nothing")})), BadInput);
+  EXPECT_THROW(read_corpus(opts({})), BadInput);
+  write_file(d.file("empty.txt"), "\n\n  \n");
+  try {
+    read_corpus(opts({d.file("empty.txt")}));
+    FAIL();
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("no documents"), std::string::npos);
+  }
+}
+
+TEST(CorpusReader, UnknownFormatListsTheChoices) {
+  try {
+    parse_format("parquet");
+    FAIL();
+  } catch (const BadInput& e) {
+    EXPECT_NE(e.hint().find("jsonl"), std::string::npos);
+    EXPECT_NE(e.hint().find("wikiextractor"), std::string::npos);
+  }
+}
+
+TEST(CorpusReader, TruncatedCompressedFileKeepsEarlierCounts) {
+  TempDir d;
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "document number " + std::to_string(i) + "\n";
+  std::string c = compress(text, "gzip");
+  write_file(d.file("cut.gz"), c.substr(0, c.size() * 3 / 4));
+  CorpusReader r(opts({d.file("cut.gz")}));
+  Document doc;
+  uint64_t n = 0;
+  EXPECT_THROW(
+      {
+        while (r.next(doc)) ++n;
+      },
+      BadInput);
+  EXPECT_GT(n, 0u);
+  EXPECT_EQ(r.total().documents, n);
+}
+
+}  // namespace
+}  // namespace bertpt::text
