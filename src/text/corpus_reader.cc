@@ -4,6 +4,7 @@
 #include "text/input_paths.h"
 #include "text/json_field.h"
 #include "text/line_reader.h"
+#include "text/prefetch_source.h"
 #include "text/utf8.h"
 
 namespace bertpt::text {
@@ -118,7 +119,10 @@ struct CorpusReader::Impl {
         accounted_bytes = 0;
         ++st().files;
         st().disk_bytes += f.size;
-        reader = std::make_unique<LineReader>(open_byte_source(path), options.max_line_bytes);
+        auto bytes = open_byte_source(path);
+        // Decompression gets its own thread; plain files are read faster than a thread hand-off.
+        if (bytes->compression() != Compression::None) bytes = prefetch(std::move(bytes));
+        reader = std::make_unique<LineReader>(std::move(bytes), options.max_line_bytes);
         format = options.format == Format::Auto ? sniff_format(reader->peek(4096), path) : options.format;
         return true;
       }

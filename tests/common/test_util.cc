@@ -89,6 +89,10 @@ CommandResult run_shell(const std::string& command) {
 std::string bertpt_bin() {
   const char* p = std::getenv("BERTPT_BIN");
   if (p && *p) return p;
+  // Run outside CTest: the binary sits in the build directory, one level above tests/.
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && fs::exists(self.parent_path().parent_path() / "bertpt")) return (self.parent_path().parent_path() / "bertpt").string();
   return "bertpt";
 }
 
