@@ -8,7 +8,7 @@
 namespace bertpt::text {
 
 namespace {
-constexpr size_t kMinBuffer = 1 << 22;
+constexpr size_t kMinBuffer = 1 << 20;
 }
 
 LineReader::LineReader(std::unique_ptr<ByteSource> source, size_t max_line_bytes)
