@@ -1,0 +1,240 @@
+#include "data/prepare.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "common/error.h"
+#include "common/hash.h"
+#include "common/sha256.h"
+#include "data/dataset.h"
+#include "data/shard.h"
+#include "data_test_util.h"
+#include "tokenizer/hf_files.h"
+#include "../tokenizer/peer.h"
+
+namespace bertpt::data {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::compress;
+using testing::slurp;
+using testing::TempDir;
+using testing::write_file;
+
+class PrepareTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    docs = testing::sample_documents(600);
+    std::string text;
+    for (const auto& d : docs) text += d + "\n";
+    corpus = dir.file("corpus.txt");
+    write_file(corpus, text);
+    tok_dir = testing::write_test_tokenizer(dir);
+  }
+  PrepareOptions options(const std::string& out) {
+    PrepareOptions o;
+    o.corpus.inputs = {corpus};
+    o.tokenizer = tok_dir;
+    o.out = dir.file(out);
+    o.seq_len = 32;
+    o.shard_rows = 50;
+    o.threads = 2;
+    o.valid_fraction = 0.05;
+    return o;
+  }
+  // The encoded documents of each split, computed independently of prepare.
+  std::vector<std::vector<uint32_t>> encoded(bool valid, uint64_t seed = 0) {
+    auto tok = tokenizer::load_tokenizer(tok_dir);
+    std::vector<std::vector<uint32_t>> out;
+    for (const auto& d : docs) {
+      bool is_valid = double(hash64(d, 0x53504c4954000001ull ^ seed)) < 0.05 * 0x1.0p64;
+      if (is_valid != valid) continue;
+      out.emplace_back();
+      tok.encode(d, out.back(), true);
+    }
+    return out;
+  }
+  std::vector<std::vector<uint32_t>> rows_of(const std::string& data, const std::string& split) {
+    Dataset ds(data, split);
+    std::vector<std::vector<uint32_t>> rows(ds.size(), std::vector<uint32_t>(ds.seq_len()));
+    for (uint64_t i = 0; i < ds.size(); ++i) ds.get(i, rows[i].data());
+    return rows;
+  }
+  std::string shard_bytes(const std::string& data) {
+    std::string all;
+    for (const auto& e : std::set<fs::path>(fs::directory_iterator(data), {})) {
+      if (e.extension() == ".bin") all += e.filename().string() + slurp(e.string());
+    }
+    return all;
+  }
+  TempDir dir;
+  std::vector<std::string> docs;
+  std::string corpus, tok_dir;
+};
+
+TEST_F(PrepareTest, ConcatRowsAreTheIndependentlyEncodedStreamCutInBlocks) {
+  auto r = prepare_dataset(options("d"));
+  for (bool valid : {false, true}) {
+    std::vector<uint32_t> stream;
+    for (const auto& e : encoded(valid)) stream.insert(stream.end(), e.begin(), e.end());
+    auto rows = rows_of(dir.file("d"), valid ? "valid" : "train");
+    ASSERT_EQ(rows.size(), stream.size() / 32) << (valid ? "valid" : "train");
+    for (size_t i = 0; i < rows.size(); ++i) {
+      ASSERT_EQ(rows[i], std::vector<uint32_t>(stream.begin() + long(32 * i), stream.begin() + long(32 * i + 32)));
+    }
+    const auto& split = r.manifest["splits"][valid ? "valid" : "train"];
+    EXPECT_EQ(split["input_tokens"].get<uint64_t>(), stream.size());
+    EXPECT_EQ(split["tokens"].get<uint64_t>() + split["dropped_tokens"].get<uint64_t>(), stream.size());
+    EXPECT_LT(split["dropped_tokens"].get<uint64_t>(), 32u);
+  }
+  EXPECT_GT(r.manifest["splits"]["valid"]["documents"].get<uint64_t>(), 10u);
+  EXPECT_GT(r.manifest["splits"]["train"]["shards"].size(), 2u);
+  EXPECT_EQ(r.manifest["sources"][0]["documents"], docs.size());
+  EXPECT_EQ(r.manifest["dtype"], "uint16");
+  EXPECT_FALSE(fs::exists(dir.file("d/progress.json")));
+  EXPECT_TRUE(fs::exists(dir.file("d/tokenizer/tokenizer.json")));
+  // Checksums in the manifest match the files.
+  for (const auto& s : r.manifest["splits"]["train"]["shards"]) {
+    EXPECT_EQ(s["sha256"].get<std::string>(), sha256_file(dir.file("d/" + s["file"].get<std::string>())));
+  }
+}
+
+TEST_F(PrepareTest, GuideModeMatchesAnIndependentGrouping) {
+  auto o = options("g");
+  o.packing = Packing::Guide;
+  o.valid_fraction = 0;
+  prepare_dataset(o);
+  // Reference: truncate each encoded document to 32 ([CLS] + 30 + [SEP]), group by 1000 documents
+  // (here all 600 fit in one group), concatenate, cut, drop the group's remainder.
+  std::vector<uint32_t> stream;
+  auto tok = tokenizer::load_tokenizer(tok_dir);
+  for (const auto& d : docs) {
+    std::vector<uint32_t> ids;
+    tok.encode(d, ids, true);
+    if (ids.size() > 32) {
+      ids.resize(31);
+      ids.push_back(uint32_t(tok.special_ids().sep));
+    }
+    stream.insert(stream.end(), ids.begin(), ids.end());
+  }
+  auto rows = rows_of(dir.file("g"), "train");
+  ASSERT_EQ(rows.size(), stream.size() / 32);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i], std::vector<uint32_t>(stream.begin() + long(32 * i), stream.begin() + long(32 * i + 32)));
+  }
+}
+
+TEST_F(PrepareTest, OutputIsIdenticalForEveryThreadCount) {
+  auto a = options("t1");
+  a.threads = 1;
+  auto b = options("t3");
+  b.threads = 3;
+  prepare_dataset(a);
+  prepare_dataset(b);
+  EXPECT_EQ(shard_bytes(a.out), shard_bytes(b.out));
+  EXPECT_FALSE(shard_bytes(a.out).empty());
+}
+
+TEST_F(PrepareTest, ValidationDocumentsNeverAppearInTrain) {
+  auto r = prepare_dataset(options("v"));
+  uint64_t train_docs = r.manifest["splits"]["train"]["documents"], valid_docs = r.manifest["splits"]["valid"]["documents"];
+  EXPECT_EQ(train_docs + valid_docs, docs.size());
+  EXPECT_EQ(valid_docs, encoded(true).size());
+}
+
+TEST_F(PrepareTest, ResumeAfterABrokenInputContinuesExactly) {
+  // A clean run for reference, on a corpus large enough to stream in several chunks.
+  std::string text;
+  for (int copy = 0; copy < 40; ++copy) text += slurp(corpus);
+  write_file(dir.file("c.gz"), compress(text, "gzip"));
+  auto clean = options("clean");
+  clean.corpus.inputs = {dir.file("c.gz")};
+  prepare_dataset(clean);
+
+  // The same input, cut short: the run fails after checkpointing some shards.
+  std::string gz = compress(text, "gzip");
+  write_file(dir.file("c.gz"), gz.substr(0, gz.size() * 2 / 3));
+  auto o = options("resumed");
+  o.corpus.inputs = {dir.file("c.gz")};
+  EXPECT_THROW(prepare_dataset(o), BadInput);
+  ASSERT_TRUE(fs::exists(o.out + "/progress.json")) << "no checkpoint was written before the failure";
+  EXPECT_FALSE(fs::exists(o.out + "/manifest.json"));
+  EXPECT_THROW(Dataset(o.out, "train"), BadInput);
+
+  // Without --resume the interrupted directory is refused.
+  EXPECT_THROW(prepare_dataset(o), BadInput);
+
+  // The file is repaired; --resume finishes the job and matches the clean run byte for byte.
+  write_file(dir.file("c.gz"), compress(text, "gzip"));
+  o.resume = true;
+  auto r = prepare_dataset(o);
+  EXPECT_GT(r.resumed_from_documents, 0u);
+  EXPECT_EQ(shard_bytes(o.out), shard_bytes(clean.out));
+  auto m1 = read_manifest(o.out), m2 = read_manifest(clean.out);
+  EXPECT_EQ(m1["splits"], m2["splits"]);
+}
+
+TEST_F(PrepareTest, RefusesToOverwriteWithoutPermission) {
+  auto o = options("x");
+  prepare_dataset(o);
+  EXPECT_THROW(prepare_dataset(o), BadInput);
+  o.overwrite = true;
+  o.seq_len = 16;
+  auto r = prepare_dataset(o);
+  EXPECT_EQ(r.manifest["seq_len"], 16);
+  EXPECT_EQ(Dataset(o.out, "train").seq_len(), 16u);
+}
+
+TEST_F(PrepareTest, BadOptionsAreClearErrors) {
+  auto o = options("bad");
+  o.seq_len = 4;
+  EXPECT_THROW(prepare_dataset(o), BadInput);
+  o.seq_len = 1024;
+  EXPECT_THROW(prepare_dataset(o), BadInput);
+  o = options("bad2");
+  o.tokenizer = dir.file("no-such-tokenizer");
+  EXPECT_THROW(prepare_dataset(o), BadInput);
+}
+
+// The token count equals the sum of Hugging Face's own encodings of the same documents.
+TEST_F(PrepareTest, TokenCountMatchesHuggingFace) {
+  BERTPT_REQUIRE_PEER();
+  auto o = options("hf");
+  auto r = prepare_dataset(o);
+  std::string out = testing::run_peer("count_tokens.js " + testing::shell_quote(tok_dir + "/tokenizer.json") + " " +
+                                      testing::shell_quote(corpus));
+  uint64_t hf_total = std::stoull(out);
+  uint64_t ours = r.manifest["splits"]["train"]["tokens"].get<uint64_t>() + r.manifest["splits"]["train"]["dropped_tokens"].get<uint64_t>() +
+                  r.manifest["splits"]["valid"]["tokens"].get<uint64_t>() + r.manifest["splits"]["valid"]["dropped_tokens"].get<uint64_t>();
+  EXPECT_EQ(ours, hf_total);
+}
+
+TEST(Shard, ReaderRejectsDamagedFiles) {
+  TempDir d;
+  ShardWriter w(8, 2, 0);
+  uint32_t row[8] = {2, 5, 6, 7, 3, 0, 0, 0};
+  w.add_row(row);
+  w.add_row(row);
+  w.write(d.file("s.bin"));
+  ShardReader ok(d.file("s.bin"));
+  EXPECT_EQ(ok.rows(), 2u);
+  EXPECT_EQ(ok.header().real_tokens, 10u);
+  uint32_t back[8];
+  ok.read_row(1, back);
+  EXPECT_EQ(std::vector<uint32_t>(back, back + 8), std::vector<uint32_t>(row, row + 8));
+
+  std::string bytes = slurp(d.file("s.bin"));
+  write_file(d.file("cut.bin"), bytes.substr(0, bytes.size() - 3));
+  EXPECT_THROW(ShardReader(d.file("cut.bin")), BadInput);
+  std::string magic = bytes;
+  magic[0] = 'X';
+  write_file(d.file("magic.bin"), magic);
+  EXPECT_THROW(ShardReader(d.file("magic.bin")), BadInput);
+  write_file(d.file("tiny.bin"), "BPT");
+  EXPECT_THROW(ShardReader(d.file("tiny.bin")), BadInput);
+}
+
+}  // namespace
+}  // namespace bertpt::data
