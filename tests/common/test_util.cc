@@ -89,16 +89,12 @@ CommandResult run_shell(const std::string& command) {
 std::string bertpt_bin() {
   const char* p = std::getenv("BERTPT_BIN");
   if (p && *p) return p;
-  // Run outside CTest: the binary sits in the build directory, one level above tests/.
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && fs::exists(self.parent_path().parent_path() / "bertpt")) return (self.parent_path().parent_path() / "bertpt").string();
-  return "bertpt";
+  return BERTPT_TEST_BIN;
 }
 
 std::string source_dir() {
   const char* p = std::getenv("BERTPT_SOURCE_DIR");
-  return p && *p ? p : ".";
+  return p && *p ? p : BERTPT_TEST_SOURCE_DIR;
 }
 
 CommandResult run_bertpt(const std::string& args) { return run_shell(shell_quote(bertpt_bin()) + " " + args); }
