@@ -23,5 +23,9 @@ void print_json(const nlohmann::json& summary);
 
 // Registration functions, one per command file.
 void add_corpus_command(CLI::App& app);
+void add_prepare_command(CLI::App& app);
+void add_data_command(CLI::App& app);
+void add_tokenizer_command(CLI::App& app);
+void add_tokenizer_train_subcommand(CLI::App* tokenizer_cmd);  // cmd_tokenizer_train.cc
 
 }  // namespace bertpt::cli

@@ -32,6 +32,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", cli::version_string(), "Print the bertpt and LibTorch versions");
 
   cli::add_corpus_command(app);
+  cli::add_prepare_command(app);
+  cli::add_data_command(app);
+  cli::add_tokenizer_command(app);
 
   try {
     app.parse(argc, argv);

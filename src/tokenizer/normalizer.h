@@ -3,6 +3,8 @@
 // tables (an older vintage than current Unicode; see the generated tables).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +32,8 @@ class BertNormalizer {
 
  private:
   NormalizerOptions options_;
+  bool strip_accents_;                 // options_.strip_accents resolved
+  std::array<int16_t, 128> ascii_{};   // ASCII byte -> output byte, or -1 when deleted
 };
 
 }  // namespace bertpt::tokenizer

@@ -1,0 +1,26 @@
+// Hugging Face's WordPiece decoder (SPEC-hf-compat.md section 4): tokens back to text. Every token
+// after the first loses its "##" prefix and is glued on, or gets a leading space; with cleanup, each
+// token (with its leading space) then goes through HF's clean-up replacements, in HF's order.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bertpt::tokenizer {
+
+struct WordPieceDecoderOptions {
+  std::string prefix = "##";
+  bool cleanup = true;
+};
+
+// Appends the decoded text of `tokens` to `out`.
+void wordpiece_decode(const std::vector<std::string_view>& tokens,
+                      const WordPieceDecoderOptions& options, std::string& out);
+
+// HF's clean-up of one decoded piece: " ." -> ".", " ?" -> "?", " !" -> "!", " ," -> ",",
+// " ' " -> "'", " n't" -> "n't", " 'm" -> "'m", " do not" -> " don't", " 's" -> "'s",
+// " 've" -> "'ve", " 're" -> "'re" (each replacement over the whole piece, in this order).
+std::string cleanup_decoded(std::string piece);
+
+}  // namespace bertpt::tokenizer

@@ -1,0 +1,54 @@
+// Hugging Face tokenizer files (SPEC-hf-compat.md section 6): tokenizer.json, vocab.txt,
+// tokenizer_config.json and special_tokens_map.json, read and written so that
+// `BertTokenizerFast.from_pretrained(dir)` / `Tokenizer.fromFile` load ours unchanged and we load
+// theirs. Readers refuse pipeline pieces other than a BERT tokenizer's with an error that names
+// the file and the field.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenizer/tokenizer.h"
+
+namespace bertpt::tokenizer {
+
+// Normalizer settings for a bare vocab.txt (a tokenizer.json carries its own). Unset fields come
+// from tokenizer_config.json beside the vocab.txt when there is one, else BERT-uncased defaults.
+struct VocabTxtOptions {
+  std::optional<bool> lowercase;
+  std::optional<bool> strip_accents;
+  std::optional<bool> handle_chinese_chars;
+};
+
+// `path`: a directory (its tokenizer.json, else its vocab.txt), a tokenizer.json or a vocab.txt.
+Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_options = {});
+
+// Parses tokenizer.json text; `source` names it in errors.
+Tokenizer parse_tokenizer_json(std::string_view json_text, const std::string& source);
+
+// Reads one token per line (id = line index), as HF's WordPiece.from_file: trailing whitespace of
+// a line is not part of the token.
+std::vector<std::string> read_vocab_txt(const std::string& path);
+
+// The files' contents.
+std::string tokenizer_json(const Tokenizer& tokenizer);
+std::string vocab_txt(const Tokenizer& tokenizer);
+std::string tokenizer_config_json(const Tokenizer& tokenizer, size_t model_max_length = 512);
+std::string special_tokens_map_json(const Tokenizer& tokenizer);
+
+// Writes the four files into `dir` (created if missing), each atomically, tokenizer.json last.
+void save_tokenizer(const Tokenizer& tokenizer, const std::string& dir,
+                    size_t model_max_length = 512);
+
+// What the trainer calls: a BERT tokenizer over a trained vocabulary (ids = positions), saved as a
+// BertTokenizerFast directory. Every string of `special_tokens` must be in the vocabulary; the
+// unk/cls/sep roles must be too.
+void save_bert_tokenizer(const std::string& dir, const std::vector<std::string>& vocab_in_id_order,
+                         const NormalizerOptions& normalizer,
+                         const std::vector<std::string>& special_tokens = {"[PAD]", "[UNK]", "[CLS]",
+                                                                           "[SEP]", "[MASK]"},
+                         const BertSpecialTokens& roles = {}, size_t model_max_length = 512);
+
+}  // namespace bertpt::tokenizer

@@ -1,0 +1,134 @@
+// The whole BERT tokenizer, as Hugging Face's `tokenizers` runs it for a BertTokenizerFast:
+//   added (special) tokens split out of the raw text -> BertNormalizer -> BertPreTokenizer ->
+//   WordPiece -> post-processor ([CLS] A [SEP], pairs [CLS] A [SEP] B [SEP] with type ids);
+// and back with the WordPiece decoder. Files: hf_files.h.
+//
+// A Tokenizer is immutable after construction: encode/decode are const and thread-safe, so N
+// threads can share one. encode() reuses per-thread scratch buffers and allocates nothing in steady
+// state beyond growing the caller's output vector.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenizer/decoder.h"
+#include "tokenizer/normalizer.h"
+#include "tokenizer/wordpiece.h"
+
+namespace bertpt::tokenizer {
+
+// A token matched verbatim in the input before the pipeline runs (HF "added token").
+struct AddedToken {
+  uint32_t id = 0;
+  std::string content;
+  bool single_word = false;  // only false is supported (the loader refuses others)
+  bool lstrip = false;       // only false is supported
+  bool rstrip = false;       // only false is supported
+  bool normalized = false;   // matched in the normalized text instead of the raw text
+  bool special = true;       // skipped by decode(skip_special_tokens)
+};
+
+// HF TemplateProcessing (BertProcessing is the same with fixed templates).
+struct PostProcessor {
+  struct Piece {
+    bool is_sequence = false;  // $A / $B, else a special token
+    int sequence = 0;          // 0 = A, 1 = B
+    std::string special;       // the special token's name (key of special_tokens)
+    uint32_t type_id = 0;
+  };
+  struct Special {
+    std::string name;
+    std::vector<uint32_t> ids;
+    std::vector<std::string> tokens;
+  };
+  std::string type = "TemplateProcessing";  // or "BertProcessing" (kept for round trips)
+  std::vector<Piece> single;
+  std::vector<Piece> pair;
+  std::vector<Special> special_tokens;
+
+  const Special* find(const std::string& name) const;
+};
+
+// The special tokens of a BERT vocabulary by role; empty when the vocabulary has none.
+struct BertSpecialTokens {
+  std::string pad = "[PAD]";
+  std::string unk = "[UNK]";
+  std::string cls = "[CLS]";
+  std::string sep = "[SEP]";
+  std::string mask = "[MASK]";
+};
+
+// Ids of the special roles, or -1 when the tokenizer has no such token.
+struct SpecialIds {
+  int64_t pad = -1, unk = -1, cls = -1, sep = -1, mask = -1;
+};
+
+class Tokenizer {
+ public:
+  // Everything a tokenizer is made of. Pieces set to nullopt are absent (HF null).
+  struct Parts {
+    std::optional<NormalizerOptions> normalizer;
+    bool bert_pre_tokenizer = true;  // false: the whole normalized text is one word
+    WordPiece model;
+    std::vector<AddedToken> added_tokens;
+    std::optional<PostProcessor> post_processor;
+    std::optional<WordPieceDecoderOptions> decoder;  // nullopt: tokens joined with spaces
+    BertSpecialTokens roles;  // names of the special roles (special_ids(), tokenizer_config.json)
+  };
+
+  explicit Tokenizer(Parts parts);
+
+  // A standard BERT tokenizer over `vocab` (ids = positions): BertNormalizer with `normalizer`,
+  // BertPreTokenizer, WordPiece (unk = roles.unk), [CLS]/[SEP] template, WordPiece decoder. Every
+  // string of `special_tokens` becomes a special added token. Throws BadInput (naming `source`) when
+  // the vocabulary is malformed or lacks the unk, cls or sep token.
+  static Tokenizer bert(std::vector<std::string> vocab, const NormalizerOptions& normalizer,
+                        const std::vector<std::string>& special_tokens,
+                        const BertSpecialTokens& roles = {}, const std::string& source = "vocab");
+
+  // Appends the ids of `text` to `ids`. `text` should be valid UTF-8 (invalid bytes read as U+FFFD).
+  void encode(std::string_view text, std::vector<uint32_t>& ids,
+              bool add_special_tokens = true) const;
+  // A pair; `type_ids` (may be null) receives the segment ids, parallel to `ids`.
+  void encode_pair(std::string_view a, std::string_view b, std::vector<uint32_t>& ids,
+                   std::vector<uint32_t>* type_ids, bool add_special_tokens = true) const;
+  // Token strings of `ids` (for --tokens); unknown ids give "".
+  std::string_view id_to_token(uint32_t id) const;
+  std::optional<uint32_t> token_to_id(std::string_view token) const;
+
+  // HF Tokenizer.decode: unknown ids are skipped; with skip_special_tokens, special added tokens.
+  std::string decode(const std::vector<uint32_t>& ids, bool skip_special_tokens) const;
+
+  // Model vocabulary plus added tokens that are not in it (HF getVocabSize(true)).
+  size_t vocab_size() const { return vocab_size_; }
+  bool is_special(uint32_t id) const;
+  SpecialIds special_ids() const { return special_ids_; }
+  const Parts& parts() const { return parts_; }
+
+  // Appends the words of normalized text (the pre-tokenizer step alone).
+  void pre_tokenize(std::string_view normalized, std::vector<std::string_view>& words) const;
+
+ private:
+  // Pipeline for text without added tokens.
+  void encode_plain(std::string_view text, std::vector<uint32_t>& ids) const;
+  void encode_normalized(std::string_view normalized, std::vector<uint32_t>& ids) const;
+  void encode_sequence(std::string_view text, std::vector<uint32_t>& ids) const;
+  // Leftmost-longest match of an added token of the given kind at or after `from`.
+  bool find_added(std::string_view text, size_t from, bool normalized, size_t& pos, size_t& len,
+                  uint32_t& id) const;
+  bool is_special_content(std::string_view token) const;
+
+  Parts parts_;
+  std::optional<BertNormalizer> normalizer_;
+  bool has_raw_added_ = false;
+  bool has_normalized_added_ = false;
+  bool added_first_byte_[256] = {};  // quick filter for added-token matching
+  int single_first_byte_ = -1;       // the one first byte of all added tokens, if they share it
+  size_t vocab_size_ = 0;
+  SpecialIds special_ids_;
+};
+
+}  // namespace bertpt::tokenizer
