@@ -203,9 +203,11 @@ TEST_F(PrepareTest, TokenCountMatchesHuggingFace) {
   BERTPT_REQUIRE_PEER();
   auto o = options("hf");
   auto r = prepare_dataset(o);
-  std::string out = testing::run_peer("count_tokens.js " + testing::shell_quote(tok_dir + "/tokenizer.json") + " " +
+  // HF encodes every document ([CLS] … [SEP] added), one line of ids per document.
+  std::string out = testing::run_peer("peer.js encode " + testing::shell_quote(tok_dir + "/tokenizer.json") + " " +
                                       testing::shell_quote(corpus));
-  uint64_t hf_total = std::stoull(out);
+  uint64_t hf_total = 0;
+  for (char c : out) hf_total += c == ' ' || c == '\n';  // ids per line = spaces + 1
   uint64_t ours = r.manifest["splits"]["train"]["tokens"].get<uint64_t>() + r.manifest["splits"]["train"]["dropped_tokens"].get<uint64_t>() +
                   r.manifest["splits"]["valid"]["tokens"].get<uint64_t>() + r.manifest["splits"]["valid"]["dropped_tokens"].get<uint64_t>();
   EXPECT_EQ(ours, hf_total);
