@@ -25,6 +25,7 @@ void print_json(const nlohmann::json& summary);
 void add_corpus_command(CLI::App& app);
 void add_prepare_command(CLI::App& app);
 void add_data_command(CLI::App& app);
+void add_cost_command(CLI::App& app);
 void add_tokenizer_command(CLI::App& app);
 void add_tokenizer_train_subcommand(CLI::App* tokenizer_cmd);  // cmd_tokenizer_train.cc
 

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   cli::add_corpus_command(app);
   cli::add_prepare_command(app);
   cli::add_data_command(app);
+  cli::add_cost_command(app);
   cli::add_tokenizer_command(app);
 
   try {
