@@ -91,6 +91,94 @@ class PairIndex {
   size_t size_ = 0;
 };
 
+// The pair-count changes of one merge step, summed per pair before they touch the global table
+// (a step's pairs are few and stay in cache; the global table is large). For pairs that gained
+// occurrences it also chains the words where they were formed, in visit order.
+class StepChanges {
+ public:
+  struct Entry {
+    uint64_t key;
+    int64_t delta;
+    uint32_t first;  // head of this pair's chain in links_ (kNone: no word formed it)
+    uint32_t last;
+  };
+
+  StepChanges() { slots_.assign(256, kNone); }
+
+  void add(uint64_t key, int64_t delta) { entry(key).delta += delta; }
+
+  // A merge formed pair `key` in word `w`: +delta, and w joins the pair's word list.
+  void formed(uint64_t key, int64_t delta, uint32_t w) {
+    Entry& e = entry(key);
+    e.delta += delta;
+    if (e.last != kNone && links_[e.last].word == w) return;  // same word again: listed once
+    const uint32_t link = static_cast<uint32_t>(links_.size());
+    links_.push_back(Link{w, kNone});
+    if (e.last == kNone) {
+      e.first = link;
+    } else {
+      links_[e.last].next = link;
+    }
+    e.last = link;
+  }
+
+  const std::vector<Entry>& entries() const { return entries_; }
+
+  // The words chained for `e`, appended to `out`.
+  void words_of(const Entry& e, std::vector<uint32_t>& out) const {
+    for (uint32_t l = e.first; l != kNone; l = links_[l].next) out.push_back(links_[l].word);
+  }
+
+  void clear() {
+    if (used_slots_.size() * 4 < slots_.size()) {
+      for (uint32_t s : used_slots_) slots_[s] = kNone;
+    } else {
+      std::fill(slots_.begin(), slots_.end(), kNone);
+    }
+    used_slots_.clear();
+    entries_.clear();
+    links_.clear();
+  }
+
+ private:
+  struct Link {
+    uint32_t word;
+    uint32_t next;
+  };
+
+  Entry& entry(uint64_t key) {
+    if ((entries_.size() + 1) * 2 > slots_.size()) grow();
+    const size_t mask = slots_.size() - 1;
+    size_t s = mix64(key) & mask;
+    for (;; s = (s + 1) & mask) {
+      const uint32_t v = slots_[s];
+      if (v == kNone) break;
+      if (entries_[v].key == key) return entries_[v];
+    }
+    slots_[s] = static_cast<uint32_t>(entries_.size());
+    used_slots_.push_back(static_cast<uint32_t>(s));
+    entries_.push_back(Entry{key, 0, kNone, kNone});
+    return entries_.back();
+  }
+
+  void grow() {
+    slots_.assign(slots_.size() * 2, kNone);
+    used_slots_.clear();
+    const size_t mask = slots_.size() - 1;
+    for (uint32_t i = 0; i < entries_.size(); ++i) {
+      size_t s = mix64(entries_[i].key) & mask;
+      while (slots_[s] != kNone) s = (s + 1) & mask;
+      slots_[s] = i;
+      used_slots_.push_back(static_cast<uint32_t>(s));
+    }
+  }
+
+  std::vector<uint32_t> slots_;  // entry index or kNone; size a power of two
+  std::vector<uint32_t> used_slots_;
+  std::vector<Entry> entries_;
+  std::vector<Link> links_;
+};
+
 // A heap entry: a pair, its count when pushed, and the words to visit when it is merged.
 struct Candidate {
   int64_t count;
@@ -171,6 +259,10 @@ class Vocab {
     if (added) *added = inserted;
     return it->second;
   }
+  const uint32_t* find(const std::string& token) const {
+    auto it = ids_.find(token);
+    return it == ids_.end() ? nullptr : &it->second;
+  }
   const std::string& token(uint32_t id) const { return tokens_[id]; }
   size_t size() const { return tokens_.size(); }
   std::vector<std::string> release() { return std::move(tokens_); }
@@ -242,9 +334,17 @@ TrainedVocabulary WordPieceTrainer::train(const WordCounts& words, const MergePr
     std::sort(alphabet.begin(), alphabet.end());
   }
   result.alphabet = alphabet.size();
-  // char_count is reused as "in the alphabet" below; free what is no longer needed.
   std::vector<uint32_t> initial_id(kMaxCodePoint + 1, kNone);
   for (uint32_t cp : alphabet) initial_id[cp] = vocab.intern(utf8_of(cp));
+  if (result.alphabet_dropped > 0) {
+    // HF decides "in the alphabet" by looking the character up in the vocabulary, so a dropped
+    // character that is also a special token (say "x") stays in words, as that token.
+    for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
+      if (char_count[cp] > 0 && initial_id[cp] == kNone) {
+        if (const uint32_t* id = vocab.find(utf8_of(cp))) initial_id[cp] = *id;
+      }
+    }
+  }
   std::vector<uint32_t>().swap(alphabet);
   std::vector<uint64_t>().swap(char_count);
 
@@ -270,9 +370,13 @@ TrainedVocabulary WordPieceTrainer::train(const WordCounts& words, const MergePr
 
   // Words as symbol sequences, flat. Words of fewer than two symbols can never merge: not stored.
   std::vector<uint32_t> symbols;
-  std::vector<uint64_t> word_begin;
-  std::vector<uint32_t> word_length;
-  std::vector<int64_t> word_count;
+  // One record per word, so a visit during merging touches one cache line besides the symbols.
+  struct WordRef {
+    uint64_t begin;  // into symbols
+    int64_t count;
+    uint32_t length;  // current number of symbols
+  };
+  std::vector<WordRef> word_refs;
   {
     std::vector<uint32_t> current;
     words.for_each([&](std::string_view w, uint64_t count) {
@@ -288,25 +392,23 @@ TrainedVocabulary WordPieceTrainer::train(const WordCounts& words, const MergePr
         if (initial_id[cp] != kNone) current.push_back(id);
       }
       if (current.size() < 2) return;
-      word_begin.push_back(symbols.size());
-      word_length.push_back(static_cast<uint32_t>(current.size()));
-      word_count.push_back(static_cast<int64_t>(count));
+      word_refs.push_back(WordRef{symbols.size(), static_cast<int64_t>(count), static_cast<uint32_t>(current.size())});
       symbols.insert(symbols.end(), current.begin(), current.end());
     });
   }
   std::vector<uint32_t>().swap(initial_id);
   std::vector<uint32_t>().swap(continuation_id);
-  const size_t word_total = word_length.size();
+  const size_t word_total = word_refs.size();
 
   // 4. Pair counts and, per pair, the words it occurs in (each word once).
-  PairIndex pair_index(symbols.size() / 4 + 16);
+  PairIndex pair_index(4096);  // character pairs are few; merges add the rest
   std::vector<uint64_t> pair_keys;
   std::vector<int64_t> pair_count;
   std::vector<uint32_t> list_sizes;  // initial pass only
   std::vector<uint32_t> last_word;   // initial pass only: dedups a word within its pair's list
   for (uint32_t w = 0; w < word_total; ++w) {
-    const uint32_t* s = symbols.data() + word_begin[w];
-    for (uint32_t j = 0; j + 1 < word_length[w]; ++j) {
+    const uint32_t* s = symbols.data() + word_refs[w].begin;
+    for (uint32_t j = 0; j + 1 < word_refs[w].length; ++j) {
       bool inserted;
       const uint32_t p = pair_index.find_or_insert(pair_key(s[j], s[j + 1]), static_cast<uint32_t>(pair_keys.size()), inserted);
       if (inserted) {
@@ -315,7 +417,7 @@ TrainedVocabulary WordPieceTrainer::train(const WordCounts& words, const MergePr
         list_sizes.push_back(0);
         last_word.push_back(kNone);
       }
-      pair_count[p] += word_count[w];
+      pair_count[p] += word_refs[w].count;
       if (last_word[p] != w) {
         last_word[p] = w;
         ++list_sizes[p];
@@ -330,8 +432,8 @@ TrainedVocabulary WordPieceTrainer::train(const WordCounts& words, const MergePr
     std::vector<uint64_t> fill(begins.begin(), begins.end() - 1);
     std::fill(last_word.begin(), last_word.end(), kNone);
     for (uint32_t w = 0; w < word_total; ++w) {
-      const uint32_t* s = symbols.data() + word_begin[w];
-      for (uint32_t j = 0; j + 1 < word_length[w]; ++j) {
+      const uint32_t* s = symbols.data() + word_refs[w].begin;
+      for (uint32_t j = 0; j + 1 < word_refs[w].length; ++j) {
         const uint32_t p = pair_index.find(pair_key(s[j], s[j + 1]));
         if (last_word[p] != w) {
           last_word[p] = w;
@@ -357,17 +459,7 @@ TrainedVocabulary WordPieceTrainer::train(const WordCounts& words, const MergePr
 
   // 5. Merge.
   const size_t merge_budget = options_.vocab_size - vocab.size();
-  std::vector<std::pair<uint64_t, uint32_t>> formed;  // (pair key, word) of pairs a merge created
-  auto change = [&](uint32_t left, uint32_t right, int64_t delta) -> uint32_t {
-    bool inserted;
-    const uint32_t p = pair_index.find_or_insert(pair_key(left, right), static_cast<uint32_t>(pair_keys.size()), inserted);
-    if (inserted) {
-      pair_keys.push_back(pair_key(left, right));
-      pair_count.push_back(0);
-    }
-    pair_count[p] += delta;
-    return p;
-  };
+  StepChanges step;
   result.stop_reason = "no_pairs";
   while (true) {
     if (vocab.size() >= options_.vocab_size) {
@@ -403,26 +495,30 @@ TrainedVocabulary WordPieceTrainer::train(const WordCounts& words, const MergePr
     if (added) ++result.merge_tokens;
 
     // Merge in every listed word, left to right, non-overlapping (HF's Word::merge, in place).
+    // The merged pair's own count is left as it is, as HF does: only neighbours change.
     const uint32_t a = top.left, b = top.right;
-    formed.clear();
+    step.clear();
     const WordLists::View list = lists.get(top.list);
     for (size_t k = 0; k < list.size; ++k) {
+      // Visits are memory-bound (a word record, then its symbols, both far apart): prefetch
+      // the records a few words ahead and the symbols of nearer ones.
+      if (k + 16 < list.size) __builtin_prefetch(&word_refs[list.data[k + 16]]);
+      if (k + 8 < list.size) __builtin_prefetch(symbols.data() + word_refs[list.data[k + 8]].begin);
       const uint32_t w = list.data[k];
-      uint32_t* s = symbols.data() + word_begin[w];
-      const uint32_t len = word_length[w];
-      const int64_t c = word_count[w];
+      WordRef& ref = word_refs[w];
+      uint32_t* s = symbols.data() + ref.begin;
+      const uint32_t len = ref.length;
+      const int64_t c = ref.count;
       uint32_t out = 0;
       for (uint32_t r = 0; r < len;) {
         if (s[r] == a && r + 1 < len && s[r + 1] == b) {
           if (out > 0) {
-            change(s[out - 1], a, -c);
-            change(s[out - 1], new_id, c);
-            formed.emplace_back(pair_key(s[out - 1], new_id), w);
+            step.add(pair_key(s[out - 1], a), -c);
+            step.formed(pair_key(s[out - 1], new_id), c, w);
           }
           if (r + 2 < len) {
-            change(b, s[r + 2], -c);
-            change(new_id, s[r + 2], c);
-            formed.emplace_back(pair_key(new_id, s[r + 2]), w);
+            step.add(pair_key(b, s[r + 2]), -c);
+            step.formed(pair_key(new_id, s[r + 2]), c, w);
           }
           s[out++] = new_id;
           r += 2;
@@ -430,21 +526,25 @@ TrainedVocabulary WordPieceTrainer::train(const WordCounts& words, const MergePr
           s[out++] = s[r++];
         }
       }
-      word_length[w] = out;
+      ref.length = out;
     }
     lists.release(top.list);
 
-    // Pairs that gained occurrences get an entry listing the words where they were formed.
-    std::sort(formed.begin(), formed.end());
-    for (size_t i = 0; i < formed.size();) {
-      const uint64_t key = formed[i].first;
-      std::vector<uint32_t> ws;
-      for (; i < formed.size() && formed[i].first == key; ++i) {
-        if (ws.empty() || ws.back() != formed[i].second) ws.push_back(formed[i].second);
+    // Apply the step's changes; pairs that gained occurrences get an entry listing the words where
+    // they were formed. (Within a step every pair is distinct, so the push order never decides a
+    // tie: seq only orders entries of the same pair from different steps.)
+    for (const StepChanges::Entry& e : step.entries()) {
+      bool inserted;
+      const uint32_t p = pair_index.find_or_insert(e.key, static_cast<uint32_t>(pair_keys.size()), inserted);
+      if (inserted) {
+        pair_keys.push_back(e.key);
+        pair_count.push_back(0);
       }
-      const uint32_t p = pair_index.find(key);
-      if (pair_count[p] > 0) {
-        heap.push(Candidate{pair_count[p], static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), p,
+      pair_count[p] += e.delta;
+      if (e.first != kNone && pair_count[p] > 0) {
+        std::vector<uint32_t> ws;
+        step.words_of(e, ws);
+        heap.push(Candidate{pair_count[p], static_cast<uint32_t>(e.key >> 32), static_cast<uint32_t>(e.key), p,
                             lists.add(std::move(ws)), seq++});
       }
     }
