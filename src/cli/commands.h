@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace bertpt::cli {
 
@@ -18,6 +19,10 @@ struct CommonFlags {
 // Adds --json and --quiet to `cmd`, stored in `flags`.
 void add_common_flags(CLI::App* cmd, CommonFlags& flags);
 
+// The process's command line, kept by main() so that a launcher can start copies of it.
+void set_program_args(int argc, char** argv);
+const std::vector<std::string>& program_args();
+
 // Prints `summary` as one compact JSON line on stdout.
 void print_json(const nlohmann::json& summary);
 
@@ -28,5 +33,6 @@ void add_data_command(CLI::App& app);
 void add_cost_command(CLI::App& app);
 void add_tokenizer_command(CLI::App& app);
 void add_tokenizer_train_subcommand(CLI::App* tokenizer_cmd);  // cmd_tokenizer_train.cc
+void add_training_commands(CLI::App& app);  // cmd_train.cc: train, eval, fill-mask, plot
 
 }  // namespace bertpt::cli

@@ -16,6 +16,13 @@ void add_common_flags(CLI::App* cmd, CommonFlags& flags) {
   cmd->add_flag("-q,--quiet", flags.quiet, "No progress or summary on stderr");
 }
 
+namespace {
+std::vector<std::string> g_program_args;
+}
+
+void set_program_args(int argc, char** argv) { g_program_args.assign(argv, argv + argc); }
+const std::vector<std::string>& program_args() { return g_program_args; }
+
 void print_json(const nlohmann::json& summary) {
   std::cout << summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }
@@ -36,7 +43,9 @@ int main(int argc, char** argv) {
   cli::add_data_command(app);
   cli::add_cost_command(app);
   cli::add_tokenizer_command(app);
+  cli::add_training_commands(app);
 
+  cli::set_program_args(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -23,7 +23,8 @@ class Communicator {
   virtual int world_size() const = 0;
   virtual std::string backend() const = 0;  // "none", "gloo", "nccl"
 
-  // In-place sum over ranks.
+  // In-place sum over ranks. As in c10d, a list holds one tensor per local device (replicas of the
+  // same shape), not a batch of different tensors: pass one tensor.
   virtual void all_reduce_sum(std::vector<at::Tensor>& tensors) = 0;
   // Starts an in-place sum; wait() on the handle before reading the tensors.
   class Pending {

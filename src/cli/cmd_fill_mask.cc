@@ -1,0 +1,63 @@
+// `bertpt fill-mask`: top-k predictions for each [MASK] of a text (src/train/fill_mask.h).
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/train_commands.h"
+#include "common/error.h"
+
+#ifdef BERTPT_HAVE_TORCH
+#include "train/device.h"
+#include "train/fill_mask.h"
+#endif
+
+namespace bertpt::cli {
+
+void add_fill_mask_command(CLI::App& app) {
+  struct Opts {
+    CommonFlags common;
+    std::string model, tokenizer, device = "cpu";
+    std::vector<std::string> texts;
+    int top_k = 5, threads = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("fill-mask", "Top-k predictions for each [MASK] in a text (any HF BERT MaskedLM checkpoint)");
+#ifdef BERTPT_HAVE_TORCH
+  cmd->add_option("--model", o->model, "Checkpoint directory (config.json + model.safetensors + tokenizer files)")->required();
+  cmd->add_option("texts", o->texts, "Texts with [MASK] tokens")->required();
+  cmd->add_option("--tokenizer", o->tokenizer, "Tokenizer directory, when it is not in the model directory");
+  cmd->add_option("--top-k", o->top_k, "Predictions per [MASK]")->capture_default_str();
+  cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
+  add_common_flags(cmd, o->common);
+  cmd->callback([o] {
+    if (o->top_k <= 0) throw BadInput("--top-k must be > 0");
+    train::set_threads(o->threads);
+    train::FillMasker masker(o->model, o->tokenizer, train::normalize_device(o->device));
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& text : o->texts) {
+      train::FillMaskResult r = masker.run(text, o->top_k);
+      nlohmann::json masks = nlohmann::json::array();
+      if (!o->common.json) std::printf("%s\n", text.c_str());
+      for (size_t m = 0; m < r.predictions.size(); ++m) {
+        nlohmann::json preds = nlohmann::json::array();
+        if (!o->common.json && r.predictions.size() > 1) std::printf("  [MASK] #%zu\n", m + 1);
+        for (const auto& p : r.predictions[m]) {
+          // The keys of transformers' fill-mask pipeline.
+          preds.push_back({{"score", p.score}, {"token", p.token}, {"token_str", p.token_str}, {"sequence", p.sequence}});
+          if (!o->common.json) std::printf("  %6.4f  %-16s %s\n", p.score, p.token_str.c_str(), p.sequence.c_str());
+        }
+        masks.push_back({{"position", r.mask_positions[m]}, {"predictions", preds}});
+      }
+      out.push_back({{"text", text}, {"masks", masks}});
+    }
+    if (o->common.json) print_json({{"model", o->model}, {"results", out}});
+  });
+#else
+  cmd->allow_extras();
+  cmd->callback([] { throw BadInput("this bertpt was built without LibTorch, so it cannot run a model", "rebuild with -DBERTPT_WITH_TORCH=ON"); });
+#endif
+}
+
+}  // namespace bertpt::cli

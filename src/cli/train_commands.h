@@ -1,0 +1,15 @@
+// The model commands (train, eval, fill-mask, plot), one file each, registered together by
+// add_training_commands() (commands.h). Without LibTorch, train/eval/fill-mask exist but only say
+// that this build cannot run them; plot (plain C++) always works.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace bertpt::cli {
+
+void add_train_command(CLI::App& app);      // cmd_train.cc
+void add_eval_command(CLI::App& app);       // cmd_eval.cc
+void add_fill_mask_command(CLI::App& app);  // cmd_fill_mask.cc
+void add_plot_command(CLI::App& app);       // cmd_plot.cc
+
+}  // namespace bertpt::cli

@@ -1,0 +1,37 @@
+// The trainer's Collectives (src/train/collectives.h) on c10d: small sums as one all-reduce of
+// float64 values, parameters broadcast from rank 0 (and verified), gradients summed in buckets that
+// overlap the backward pass.
+#pragma once
+
+#include <memory>
+
+#include "dist/communicator.h"
+#include "train/collectives.h"
+
+namespace bertpt::dist {
+
+class C10dCollectives final : public train::Collectives {
+ public:
+  explicit C10dCollectives(std::shared_ptr<Communicator> comm, size_t bucket_bytes = size_t(25) << 20);
+  int rank() const override { return comm_->rank(); }
+  int world_size() const override { return comm_->world_size(); }
+  void sum(std::vector<double>& values) override;
+  void attach_parameters(const std::vector<at::Tensor>& parameters) override;
+  void begin_backward(bool last_micro_step) override;
+  void finish_gradients() override;
+  void barrier() override { comm_->barrier(); }
+
+  Communicator& communicator() { return *comm_; }
+  // Seconds of the last finish_gradients() spent waiting on communication (not hidden by backward).
+  double exposed_communication_seconds() const;
+
+ private:
+  std::shared_ptr<Communicator> comm_;
+  size_t bucket_bytes_;
+  std::unique_ptr<GradientBucketer> buckets_;
+};
+
+// A fingerprint of the parameters' values (for "identical on every rank" checks).
+uint64_t parameter_fingerprint(const std::vector<at::Tensor>& parameters);
+
+}  // namespace bertpt::dist

@@ -1,0 +1,202 @@
+// BERT as in Hugging Face transformers' modeling_bert.py (SPEC-hf-compat.md section 8): post-LN
+// encoder, exact-erf GELU, tied MLM decoder. Parameters are registered under HF's names, so
+// named_parameters() of BertForMaskedLM *is* the checkpoint's key list:
+//
+//   bert.embeddings.{word,position,token_type}_embeddings.weight, bert.embeddings.LayerNorm.*
+//   bert.encoder.layer.{i}.attention.self.{query,key,value}.*, ...attention.output.{dense,LayerNorm}.*
+//   bert.encoder.layer.{i}.intermediate.dense.*, ...output.{dense,LayerNorm}.*
+//   cls.predictions.transform.{dense,LayerNorm}.*, cls.predictions.bias
+//
+// The modules hold raw parameter tensors and run functional ops (ops::linear, at::layer_norm):
+// that keeps the names exact without wrapper modules, lets the Q/K/V projections run as one GEMM,
+// and keeps this header to <torch/nn/module.h>.
+//
+// Mixed precision: run forward under torch_compat::AutocastGuard(device, bf16). GEMMs then run in
+// bf16 with fp32 master weights and fp32 weight gradients; the residual stream, LayerNorm, softmax
+// and the loss stay fp32.
+//
+// Shape legend: B batch, T sequence length, H hidden size, nh heads, hd = H / nh head size,
+// I intermediate size, V vocabulary, P max positions, M number of masked (predicted) positions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+#include "model/bert_config.h"
+
+namespace bertpt::model {
+
+// A Linear layer's parameters (registered by the owning module under "<name>.weight/.bias").
+struct LinearParams {
+  at::Tensor weight;  // [out, in]
+  at::Tensor bias;    // [out]
+};
+
+struct LayerNormParams {
+  at::Tensor weight;  // [H], init 1
+  at::Tensor bias;    // [H], init 0
+};
+
+// How self-attention is computed.
+//   Fused:    LibTorch's scaled-dot-product-attention operator (torch_compat).
+//   Explicit: matmul, additive mask, softmax in fp32, dropout, matmul.
+//   Auto:     Fused where LibTorch has a real fused kernel for the device (2.x), else Explicit.
+enum class AttentionKernel { Auto, Fused, Explicit };
+
+// Word + position + token-type embeddings, LayerNorm, dropout.
+class BertEmbeddingsImpl : public torch::nn::Module {
+ public:
+  explicit BertEmbeddingsImpl(const BertConfig& config);
+  // input_ids, token_type_ids: [B, T] int64 (token_type_ids may be undefined: all 0) -> [B, T, H]
+  at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& token_type_ids);
+
+  at::Tensor word_embeddings;        // [V, H]; also the MLM decoder weight (tied)
+  at::Tensor position_embeddings;    // [P, H]
+  at::Tensor token_type_embeddings;  // [type_vocab_size, H]
+  LayerNormParams layer_norm;
+
+  // On CPU, return the lookup's gradient for word_embeddings as a sparse tensor (the N looked-up
+  // rows) instead of a dense [V, H] one. Only valid when another dense gradient reaches the same
+  // tensor (the tied MLM decoder): autograd then adds the rows into it, saving a [V, H] zero-fill
+  // and a [V, H] add per step. BertForMaskedLM turns it on; a lone encoder must keep it off (its
+  // optimizer would see a sparse gradient).
+  bool sparse_word_gradient = false;
+
+ private:
+  BertConfig config_;
+};
+TORCH_MODULE(BertEmbeddings);
+
+// One post-LN transformer block:
+//   a = LN(x + dropout(W_o · attention(x)))
+//   y = LN(a + dropout(W_2 · act(W_1 · a)))
+class BertLayerImpl : public torch::nn::Module {
+ public:
+  explicit BertLayerImpl(const BertConfig& config);
+  // x: [B, T, H]; additive_mask: [B, 1, 1, T] or undefined (attend everywhere) -> [B, T, H]
+  at::Tensor forward(const at::Tensor& x, const at::Tensor& additive_mask);
+
+  LinearParams query, key, value;  // [H, H] each ("attention.self.{query,key,value}")
+  LinearParams attention_output;   // [H, H] ("attention.output.dense")
+  LayerNormParams attention_norm;  // "attention.output.LayerNorm"
+  LinearParams intermediate;       // [I, H] ("intermediate.dense")
+  LinearParams output;             // [H, I] ("output.dense")
+  LayerNormParams output_norm;     // "output.LayerNorm"
+  AttentionKernel attention_kernel = AttentionKernel::Auto;
+
+ private:
+  at::Tensor attention(const at::Tensor& x, const at::Tensor& additive_mask);
+  BertConfig config_;
+};
+TORCH_MODULE(BertLayer);
+
+// The encoder without a task head ("bert.*" in every BertFor* model). The pooler (dense + tanh of
+// the first token) exists only when asked for: BertForMaskedLM has none, sequence classification
+// needs it.
+class BertModelImpl : public torch::nn::Module {
+ public:
+  explicit BertModelImpl(const BertConfig& config, bool add_pooling_layer = false);
+
+  // input_ids: [B, T] int64; attention_mask: [B, T] (1 = token, 0 = padding; any integer, bool or
+  // float dtype) or undefined when there is no padding (cheaper); token_type_ids: [B, T] or
+  // undefined. Returns the last hidden states [B, T, H].
+  // Throws BadInput when T exceeds max_position_embeddings.
+  at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
+                     const at::Tensor& token_type_ids = {});
+  // tanh(dense(hidden[:, 0])): [B, T, H] -> [B, H]. Requires add_pooling_layer.
+  at::Tensor pool(const at::Tensor& hidden);
+
+  void set_attention_kernel(AttentionKernel kernel);
+  const BertConfig& config() const { return config_; }
+
+  BertEmbeddings embeddings{nullptr};
+  std::vector<BertLayer> layers;  // "encoder.layer.{i}"
+  LinearParams pooler;            // [H, H] ("pooler.dense"); undefined without a pooling layer
+
+ private:
+  BertConfig config_;
+};
+TORCH_MODULE(BertModel);
+
+// What one MLM forward returns. The loss is a SUM, not a mean: the trainer divides by the number
+// of masked tokens of the whole global batch (all micro-batches, all ranks), so the gradient does
+// not depend on how the batch is split.
+struct MlmOutput {
+  at::Tensor loss_sum;     // [] fp32, differentiable: sum of cross-entropy over masked positions
+  int64_t num_masked = 0;  // M: positions with label != -100 (known on the host)
+  at::Tensor num_correct;  // [] int64 on the model's device: argmax == label at masked positions
+  at::Tensor logits;       // [B, T, V] when dense logits were requested, else undefined
+};
+
+// Which positions the prediction head runs on.
+//   Sparse: only the M masked positions (labels != -100) — the transform and the V-wide decoder
+//           GEMM cost M/(B·T) of the dense head (~15%).
+//   Dense:  every position, as transformers does; returns the [B, T, V] logits too.
+enum class MlmHead { Sparse, Dense };
+
+class BertForMaskedLMImpl : public torch::nn::Module {
+ public:
+  // `init_weights == false` leaves the parameters uninitialised (at::empty): for a model that is
+  // about to be loaded from a checkpoint, where HF's init of ~100M values would be wasted time.
+  explicit BertForMaskedLMImpl(const BertConfig& config, bool init_weights = true);
+
+  // labels: [B, T] int64, the original token id at masked positions and -100 elsewhere.
+  // Other inputs as BertModel::forward.
+  MlmOutput forward(const at::Tensor& input_ids, const at::Tensor& attention_mask, const at::Tensor& token_type_ids,
+                    const at::Tensor& labels, MlmHead head = MlmHead::Sparse);
+  // Dense logits for fill-mask and inspection: [B, T, V].
+  at::Tensor logits(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
+                    const at::Tensor& token_type_ids = {});
+  // The prediction head on selected hidden states: [N, H] -> [N, V].
+  at::Tensor predict(const at::Tensor& hidden);
+
+  const BertConfig& config() const { return config_; }
+
+  BertModel bert{nullptr};
+  LinearParams transform;         // [H, H] ("cls.predictions.transform.dense")
+  LayerNormParams transform_norm; // "cls.predictions.transform.LayerNorm"
+  at::Tensor decoder_bias;        // [V] ("cls.predictions.bias"); the decoder weight is tied to
+                                  // bert.embeddings.word_embeddings (not a parameter of its own)
+
+ private:
+  BertConfig config_;
+};
+TORCH_MODULE(BertForMaskedLM);
+
+// BERT with a classifier on the pooled first token, as transformers' BertForSequenceClassification
+// ("bert.*" incl. "bert.pooler.dense", plus "classifier.{weight,bias}").
+class BertForSequenceClassificationImpl : public torch::nn::Module {
+ public:
+  BertForSequenceClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true);
+  // -> [B, num_labels]
+  at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
+                     const at::Tensor& token_type_ids = {});
+
+  BertModel bert{nullptr};
+  LinearParams classifier;  // [num_labels, H]
+
+ private:
+  BertConfig config_;
+};
+TORCH_MODULE(BertForSequenceClassification);
+
+// HF's initialisation over named parameters: every ".weight" of a Linear or Embedding ~ N(0,
+// initializer_range) (the padding row of word_embeddings zeroed), every bias 0, LayerNorm weight 1.
+// Uses LibTorch's default generator (seed it with torch::manual_seed for reproducible models).
+// The constructors call it; call again to re-initialise.
+void init_bert_weights(torch::nn::Module& model, const BertConfig& config);
+
+// The number of parameters (each tensor once: the tied decoder is not counted twice).
+int64_t count_parameters(const torch::nn::Module& model);
+
+// [B, T] mask (1 = attend) -> [B, 1, 1, T] fp32 additive mask: 0 where attended, and the most
+// negative finite bf16 value where masked (finite in fp32 and bf16, so a fully masked row gives a
+// uniform softmax instead of NaN; far enough below any score to vanish after exp()).
+at::Tensor additive_attention_mask(const at::Tensor& attention_mask);
+
+}  // namespace bertpt::model

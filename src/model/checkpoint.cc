@@ -1,0 +1,240 @@
+#include "model/checkpoint.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <unordered_set>
+
+#include <ATen/ATen.h>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "io/safetensors.h"
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "safetensors data is little-endian; bertpt copies tensor memory as is");
+
+namespace bertpt::model {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kWordEmbeddings = "bert.embeddings.word_embeddings.weight";
+constexpr const char* kDecoderWeight = "cls.predictions.decoder.weight";
+constexpr const char* kDecoderBias = "cls.predictions.decoder.bias";
+constexpr const char* kMlmBias = "cls.predictions.bias";
+
+io::DType to_io_dtype(c10::ScalarType t) {
+  switch (t) {
+    case c10::kFloat: return io::DType::F32;
+    case c10::kBFloat16: return io::DType::BF16;
+    case c10::kHalf: return io::DType::F16;
+    case c10::kDouble: return io::DType::F64;
+    case c10::kLong: return io::DType::I64;
+    case c10::kInt: return io::DType::I32;
+    case c10::kShort: return io::DType::I16;
+    case c10::kChar: return io::DType::I8;
+    case c10::kByte: return io::DType::U8;
+    case c10::kBool: return io::DType::BOOL;
+    default: throw Error(Error::Kind::Internal, std::string("no safetensors dtype for ") + c10::toString(t));
+  }
+}
+
+c10::ScalarType to_scalar_type(io::DType t) {
+  switch (t) {
+    case io::DType::F32: return c10::kFloat;
+    case io::DType::BF16: return c10::kBFloat16;
+    case io::DType::F16: return c10::kHalf;
+    case io::DType::F64: return c10::kDouble;
+    case io::DType::I64: return c10::kLong;
+    case io::DType::I32: return c10::kInt;
+    case io::DType::I16: return c10::kShort;
+    case io::DType::I8: return c10::kChar;
+    case io::DType::U8: return c10::kByte;
+    case io::DType::BOOL: return c10::kBool;
+  }
+  throw Error(Error::Kind::Internal, "unknown safetensors dtype");
+}
+
+bool is_float(io::DType t) {
+  return t == io::DType::F32 || t == io::DType::BF16 || t == io::DType::F16 || t == io::DType::F64;
+}
+
+std::string torch_dtype_name(c10::ScalarType t) {
+  if (t == c10::kFloat) return "float32";
+  if (t == c10::kBFloat16) return "bfloat16";
+  throw BadInput(std::string("checkpoints are saved as float32 or bfloat16, not ") + c10::toString(t));
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string shape_string(at::IntArrayRef shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// The file keys that may hold model parameter `name`, most specific first.
+std::vector<std::string> candidate_keys(const std::string& name) {
+  std::vector<std::string> base = {name};
+  const std::string prefix = "bert.";
+  if (name.compare(0, prefix.size(), prefix) == 0) {
+    base.push_back(name.substr(prefix.size()));  // checkpoint of a bare BertModel
+  } else {
+    base.push_back(prefix + name);  // bare BertModel loading a BertFor* checkpoint
+  }
+  std::vector<std::string> keys = base;
+  for (const auto& k : base) {
+    if (ends_with(k, "LayerNorm.weight")) keys.push_back(k.substr(0, k.size() - 6) + "gamma");
+    if (ends_with(k, "LayerNorm.bias")) keys.push_back(k.substr(0, k.size() - 4) + "beta");
+  }
+  if (name == kWordEmbeddings) keys.push_back(kDecoderWeight);
+  if (name == kMlmBias) keys.push_back(kDecoderBias);
+  return keys;
+}
+
+}  // namespace
+
+void save_safetensors(const torch::nn::Module& module, const std::string& path, c10::ScalarType dtype) {
+  torch_dtype_name(dtype);  // throws BadInput unless float32 / bfloat16
+  io::SafetensorsWriter writer;
+  writer.set_metadata("format", "pt");
+  std::unordered_set<const void*> seen;
+  for (const auto& item : module.named_parameters(/*recurse=*/true)) {
+    const at::Tensor& p = item.value();
+    if (!seen.insert(p.unsafeGetTensorImpl()).second) continue;  // tied: stored once
+    at::Tensor cpu = p.detach().to(c10::kCPU, dtype).contiguous();
+    std::vector<int64_t> shape(cpu.sizes().begin(), cpu.sizes().end());
+    writer.add(item.key(), to_io_dtype(dtype), shape, cpu.data_ptr(), cpu.nbytes());
+  }
+  writer.write(path);
+}
+
+LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, bool allow_missing) {
+  io::SafetensorsFile file = io::SafetensorsFile::open(path);
+  LoadReport report;
+  std::set<std::string> used;
+  at::NoGradGuard no_grad;
+  for (auto& item : module.named_parameters(/*recurse=*/true)) {
+    const std::string& name = item.key();
+    at::Tensor& param = item.value();
+    const io::TensorView* t = nullptr;
+    for (const auto& key : candidate_keys(name)) {
+      if ((t = file.find(key))) break;
+    }
+    if (!t) {
+      report.missing.push_back(name);
+      continue;
+    }
+    if (!is_float(t->dtype)) {
+      throw BadInput(path + ": tensor '" + t->name + "' has dtype " + io::dtype_name(t->dtype) +
+                     ", expected a floating-point type for parameter '" + name + "'");
+    }
+    if (at::IntArrayRef(t->shape) != param.sizes()) {
+      throw BadInput(path + ": tensor '" + t->name + "' has shape " + shape_string(t->shape) + " but the model's '" +
+                         name + "' is " + shape_string(param.sizes()),
+                     "the checkpoint was saved for a different model config (vocab_size, hidden_size, ...)");
+    }
+    // Copy out of the mapping (it may not be aligned for the element type), then convert.
+    at::Tensor src = at::empty(t->shape, at::TensorOptions().dtype(to_scalar_type(t->dtype)));
+    std::memcpy(src.data_ptr(), t->data, t->nbytes);
+    param.copy_(src);
+    used.insert(t->name);
+    report.loaded.push_back(name);
+  }
+  // Tied or derived entries that need no parameter of their own.
+  auto loaded = [&](const std::string& n) {
+    for (const auto& l : report.loaded) if (l == n) return true;
+    return false;
+  };
+  for (const auto& t : file.tensors()) {
+    if (used.count(t.name)) continue;
+    if (ends_with(t.name, "embeddings.position_ids")) continue;  // an old buffer, not a weight
+    if (t.name == kDecoderWeight && loaded(kWordEmbeddings)) continue;
+    if (t.name == kDecoderBias && loaded(kMlmBias)) continue;
+    report.unexpected.push_back(t.name);
+  }
+  if (!report.missing.empty() && !allow_missing) {
+    std::string list;
+    for (size_t i = 0; i < report.missing.size() && i < 8; ++i) list += (i ? ", " : "") + report.missing[i];
+    if (report.missing.size() > 8) list += ", ... (" + std::to_string(report.missing.size()) + " in all)";
+    throw BadInput(path + ": missing tensors for the model: " + list,
+                   "is this a BERT checkpoint for the same architecture? Its config.json must match the weights");
+  }
+  return report;
+}
+
+void write_model_files(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype) {
+  BertConfig config = model->config();
+  config.architectures = {"BertForMaskedLM"};
+  config.torch_dtype = torch_dtype_name(dtype);
+  config.save((fs::path(dir) / "config.json").string());
+  save_safetensors(*model, (fs::path(dir) / "model.safetensors").string(), dtype);
+}
+
+void save_pretrained(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype) {
+  fs::path target = fs::path(dir);
+  if (target.has_filename() == false) target = target.parent_path();  // "out/" -> "out"
+  const std::string tmp = target.string() + ".tmp." + std::to_string(::getpid());
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  if (!fs::create_directories(tmp, ec) || ec) {
+    throw BadInput("cannot create directory " + tmp + ": " + ec.message(), "check that the parent directory is writable");
+  }
+  try {
+    write_model_files(tmp, model, dtype);
+    fsync_directory(tmp);
+    if (fs::exists(target)) {
+      // rename() cannot replace a non-empty directory: move the old one aside first, so DIR is
+      // always either the old complete checkpoint or the new complete one.
+      const std::string old = target.string() + ".old." + std::to_string(::getpid());
+      fs::remove_all(old, ec);
+      fs::rename(target, old);
+      fs::rename(tmp, target);
+      fs::remove_all(old, ec);
+    } else {
+      fs::rename(tmp, target);
+    }
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ec);
+    throw BadInput("cannot write checkpoint " + target.string() + ": " + e.what());
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  fsync_directory(target.parent_path().empty() ? "." : target.parent_path().string());
+}
+
+BertForMaskedLM load_pretrained(const std::string& dir, c10::Device device, LoadReport* report) {
+  fs::path d(dir);
+  std::error_code ec;
+  if (!fs::is_directory(d, ec)) {
+    throw BadInput("checkpoint directory " + dir + " does not exist", "pass a directory with config.json and model.safetensors");
+  }
+  fs::path weights = d / "model.safetensors";
+  if (!fs::exists(weights, ec)) {
+    if (fs::exists(d / "model.safetensors.index.json", ec)) {
+      throw BadInput(dir + ": sharded safetensors checkpoints are not supported",
+                     "re-save it unsharded: model.save_pretrained(dir, max_shard_size=\"10GB\")");
+    }
+    if (fs::exists(d / "pytorch_model.bin", ec)) {
+      throw BadInput(dir + " has pytorch_model.bin but no model.safetensors; bertpt reads safetensors only",
+                     "convert it in Python: BertForMaskedLM.from_pretrained(dir).save_pretrained(dir, safe_serialization=True)");
+    }
+    throw BadInput(dir + " has no model.safetensors", "is this a complete checkpoint directory?");
+  }
+  BertConfig config = BertConfig::load((d / "config.json").string());
+  BertForMaskedLM model(config, /*init_weights=*/false);  // every parameter comes from the file
+  LoadReport r = load_safetensors(*model, weights.string());
+  if (report) *report = std::move(r);
+  model->to(device);
+  model->eval();
+  return model;
+}
+
+}  // namespace bertpt::model

@@ -1,0 +1,57 @@
+// Model checkpoints in Hugging Face's layout: a directory with config.json + model.safetensors
+// that BertForMaskedLM.from_pretrained / pipeline("fill-mask") load unchanged. This is the torch
+// side of src/io/safetensors.h: it walks a module's named parameters (HF names, see bert.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+#include "model/bert.h"
+#include "model/bert_config.h"
+
+namespace bertpt::model {
+
+// Writes every parameter of `module` (named as in named_parameters(); a tensor registered twice is
+// stored once, under its first name) to a safetensors file, converted to `dtype` (Float or BFloat16),
+// with __metadata__ {"format": "pt"}. The tied MLM decoder weight is not a parameter of its own, so
+// — as transformers does — only bert.embeddings.word_embeddings.weight is stored. Atomic.
+void save_safetensors(const torch::nn::Module& module, const std::string& path, c10::ScalarType dtype = c10::kFloat);
+
+// What load_safetensors matched.
+struct LoadReport {
+  std::vector<std::string> loaded;      // model parameters filled from the file
+  std::vector<std::string> missing;     // model parameters the file lacks (left as they were)
+  std::vector<std::string> unexpected;  // file tensors the model has no use for
+};
+
+// Fills the parameters of `module` by name (values converted to each parameter's dtype and
+// device). Understands the aliases transformers accepts:
+//   cls.predictions.decoder.weight  == bert.embeddings.word_embeddings.weight (tied; either is enough)
+//   cls.predictions.decoder.bias    == cls.predictions.bias
+//   LayerNorm.gamma / LayerNorm.beta == LayerNorm.weight / LayerNorm.bias (old TF conversions)
+//   keys with or without the "bert." prefix (BertModel <-> BertFor* checkpoints)
+// and ignores the old position_ids buffer. Throws BadInput naming the file and tensor on a shape
+// mismatch or a non-float tensor, and — when `allow_missing` is false — on missing parameters
+// (listing them). Unexpected tensors (e.g. the NSP head of bert-base-uncased) are only reported.
+LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, bool allow_missing = false);
+
+// The two model files of a checkpoint directory, written into an existing directory `dir`:
+// config.json (architectures ["BertForMaskedLM"], model_type "bert", torch_dtype from `dtype`) and
+// model.safetensors. For a trainer that assembles a checkpoint in its own temporary directory.
+void write_model_files(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype = c10::kFloat);
+
+// A complete checkpoint directory, atomically: written to DIR.tmp.<pid>, fsynced, renamed to DIR
+// (an existing DIR is replaced only after the new one is complete).
+void save_pretrained(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype = c10::kFloat);
+
+// Loads DIR/config.json + DIR/model.safetensors into a new BertForMaskedLM on `device` (in eval
+// mode, fp32 parameters). Clear errors for a missing directory, a pytorch_model.bin-only
+// checkpoint (not supported: re-save with safe_serialization=True), sharded checkpoints, and
+// missing tensors. `report`, when given, receives the load report.
+BertForMaskedLM load_pretrained(const std::string& dir, c10::Device device = c10::Device(c10::kCPU),
+                                LoadReport* report = nullptr);
+
+}  // namespace bertpt::model

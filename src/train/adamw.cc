@@ -1,0 +1,118 @@
+#include "train/adamw.h"
+
+#include <cmath>
+#include <map>
+
+#include <ATen/ATen.h>
+
+#include "common/error.h"
+
+namespace bertpt::train {
+
+bool is_no_decay_parameter(const std::string& name) {
+  return name.find("bias") != std::string::npos || name.find("LayerNorm.") != std::string::npos;
+}
+
+AdamW::AdamW(std::vector<std::pair<std::string, at::Tensor>> named_parameters, AdamWOptions options)
+    : options_(options) {
+  at::NoGradGuard no_grad;
+  for (auto& [name, p] : named_parameters) {
+    Slot s;
+    s.name = name;
+    s.param = p;
+    // Moments in fp32 whatever the parameter dtype: tiny second moments underflow in bf16.
+    s.exp_avg = at::zeros(p.sizes(), p.options().dtype(at::kFloat));
+    s.exp_avg_sq = at::zeros(p.sizes(), p.options().dtype(at::kFloat));
+    s.decay = !is_no_decay_parameter(name);
+    slots_.push_back(std::move(s));
+  }
+}
+
+void AdamW::zero_grad() {
+  for (auto& s : slots_) {
+    // Drop the gradient instead of zeroing it (set_to_none): the first backward writes it fresh.
+    if (s.param.grad().defined()) s.param.mutable_grad() = at::Tensor();
+  }
+}
+
+void AdamW::step(double lr) {
+  at::NoGradGuard no_grad;
+  ++step_;
+  const double b1 = options_.beta1, b2 = options_.beta2;
+  const double bc1 = 1.0 - std::pow(b1, double(step_));
+  const double bc2 = 1.0 - std::pow(b2, double(step_));
+  const double step_size = lr / bc1;
+  const double bc2_sqrt = std::sqrt(bc2);
+  for (auto& s : slots_) {
+    const at::Tensor& g = s.param.grad();
+    if (!g.defined()) continue;
+    if (s.decay && options_.weight_decay != 0.0) s.param.mul_(1.0 - lr * options_.weight_decay);
+    s.exp_avg.mul_(b1).add_(g, 1.0 - b1);
+    s.exp_avg_sq.mul_(b2).addcmul_(g, g, 1.0 - b2);
+    at::Tensor denom = (s.exp_avg_sq.sqrt() / bc2_sqrt).add_(options_.eps);
+    s.param.addcdiv_(s.exp_avg, denom, -step_size);
+  }
+}
+
+std::vector<std::string> AdamW::decay_names() const {
+  std::vector<std::string> v;
+  for (const auto& s : slots_) {
+    if (s.decay) v.push_back(s.name);
+  }
+  return v;
+}
+
+std::vector<std::string> AdamW::no_decay_names() const {
+  std::vector<std::string> v;
+  for (const auto& s : slots_) {
+    if (!s.decay) v.push_back(s.name);
+  }
+  return v;
+}
+
+std::vector<std::pair<std::string, at::Tensor>> AdamW::state_tensors() const {
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  for (const auto& s : slots_) {
+    out.emplace_back("exp_avg." + s.name, s.exp_avg.to(at::kCPU).contiguous());
+    out.emplace_back("exp_avg_sq." + s.name, s.exp_avg_sq.to(at::kCPU).contiguous());
+  }
+  return out;
+}
+
+void AdamW::load_state(const std::vector<std::pair<std::string, at::Tensor>>& tensors, int64_t steps,
+                       const std::string& source) {
+  at::NoGradGuard no_grad;
+  std::map<std::string, at::Tensor> by_name(tensors.begin(), tensors.end());
+  for (auto& s : slots_) {
+    for (auto* which : {&s.exp_avg, &s.exp_avg_sq}) {
+      const std::string key = (which == &s.exp_avg ? "exp_avg." : "exp_avg_sq.") + s.name;
+      auto it = by_name.find(key);
+      if (it == by_name.end()) throw BadInput(source + ": optimizer state has no tensor " + key, "the checkpoint is incomplete or from another model");
+      if (it->second.sizes() != which->sizes()) {
+        throw BadInput(source + ": optimizer tensor " + key + " has the wrong shape", "the checkpoint is from another model");
+      }
+      which->copy_(it->second);
+    }
+  }
+  step_ = steps;
+}
+
+at::Tensor global_grad_norm(const std::vector<at::Tensor>& parameters) {
+  std::vector<at::Tensor> norms;
+  for (const auto& p : parameters) {
+    if (p.grad().defined()) norms.push_back(p.grad().detach().to(at::kFloat).norm(2));
+  }
+  if (norms.empty()) return at::zeros({}, at::kFloat);
+  return at::stack(norms).norm(2);  // sqrt(sum of squares) of the per-tensor norms
+}
+
+void clip_grads(const std::vector<at::Tensor>& parameters, const at::Tensor& norm, double max_norm) {
+  if (max_norm <= 0) return;
+  at::NoGradGuard no_grad;
+  at::Tensor coef = (max_norm / (norm + 1e-6)).clamp_max(1.0);  // [] on the gradients' device
+  for (const auto& p : parameters) {
+    if (p.grad().defined()) p.grad().mul_(coef.to(p.grad().scalar_type()));
+  }
+}
+
+}  // namespace bertpt::train

@@ -1,0 +1,40 @@
+#include "train/device.h"
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <c10/core/Device.h>
+
+#include "common/error.h"
+
+namespace bertpt::train {
+
+void set_threads(int n) {
+  if (n < 0) throw BadInput("--threads must be >= 0");
+  if (n > 0) at::set_num_threads(n);
+}
+
+std::string normalize_device(const std::string& text) {
+  c10::Device device(c10::kCPU);
+  try {
+    device = c10::Device(text);
+  } catch (const c10::Error&) {
+    throw BadInput("--device '" + text + "' is not a device", "use cpu, cuda or cuda:N");
+  }
+  if (device.is_cuda()) {
+    if (!at::hasCUDA()) {
+      throw BadInput("--device " + text + ": no CUDA device is available to this LibTorch build",
+                     "use --device cpu, or build against a CUDA LibTorch (README)");
+    }
+    const int n = at::detail::getCUDAHooks().getNumGPUs();
+    if (device.has_index() && device.index() >= n) {
+      throw BadInput("--device " + text + ": only " + std::to_string(n) + " CUDA device(s) visible");
+    }
+    if (!device.has_index()) device = c10::Device(c10::kCUDA, 0);
+  } else if (!device.is_cpu()) {
+    throw BadInput("--device " + text + " is not supported", "use cpu, cuda or cuda:N");
+  }
+  return device.str();
+}
+
+}  // namespace bertpt::train

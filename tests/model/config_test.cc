@@ -1,0 +1,153 @@
+// BertConfig: config.json round trip, validation, presets (no LibTorch in this file).
+#include "model/bert_config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+
+#include "common/error.h"
+#include "common/test_util.h"
+
+namespace bertpt::model {
+namespace {
+
+using bertpt::testing::TempDir;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const BadInput& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(BertConfig, JsonRoundTripKeepsUnknownFields) {
+  // A config.json as transformers writes it (bert-base-uncased style, plus fields we do not model).
+  const std::string text = R"({
+    "architectures": ["BertForMaskedLM"],
+    "attention_probs_dropout_prob": 0.1,
+    "classifier_dropout": null,
+    "gradient_checkpointing": false,
+    "hidden_act": "gelu",
+    "hidden_dropout_prob": 0.1,
+    "hidden_size": 768,
+    "initializer_range": 0.02,
+    "intermediate_size": 3072,
+    "layer_norm_eps": 1e-12,
+    "max_position_embeddings": 512,
+    "model_type": "bert",
+    "num_attention_heads": 12,
+    "num_hidden_layers": 12,
+    "pad_token_id": 0,
+    "position_embedding_type": "absolute",
+    "torch_dtype": "float32",
+    "transformers_version": "4.38.2",
+    "type_vocab_size": 2,
+    "use_cache": true,
+    "vocab_size": 30522
+  })";
+  BertConfig c = BertConfig::from_json(text);
+  EXPECT_EQ(c.vocab_size, 30522);
+  EXPECT_EQ(c.hidden_size, 768);
+  EXPECT_EQ(c.head_dim(), 64);
+  EXPECT_DOUBLE_EQ(c.layer_norm_eps, 1e-12);
+  EXPECT_EQ(c.extra.at("transformers_version"), "\"4.38.2\"");
+  EXPECT_EQ(c.extra.at("classifier_dropout"), "null");
+  EXPECT_EQ(c.extra.at("use_cache"), "true");
+  BertConfig back = BertConfig::from_json(c.to_json());
+  EXPECT_EQ(back, c);
+  EXPECT_EQ(back.to_json(), c.to_json());
+  // Written like transformers: sorted keys, 2-space indent, model_type present.
+  const std::string out = c.to_json();
+  EXPECT_LT(out.find("\"architectures\""), out.find("\"vocab_size\""));
+  EXPECT_NE(out.find("\n  \"model_type\": \"bert\""), std::string::npos);
+  EXPECT_NE(out.find("\"layer_norm_eps\": 1e-12"), std::string::npos);
+}
+
+TEST(BertConfig, MissingFieldsTakeDefaults) {
+  BertConfig c = BertConfig::from_json(R"({"vocab_size": 100, "hidden_size": 64, "num_attention_heads": 4})");
+  EXPECT_EQ(c.num_hidden_layers, 12);
+  EXPECT_EQ(c.hidden_act, "gelu");
+  EXPECT_EQ(c.max_position_embeddings, 512);
+  BertConfig null_pad = BertConfig::from_json(R"({"pad_token_id": null})");
+  EXPECT_EQ(null_pad.pad_token_id, -1);
+  EXPECT_NE(null_pad.to_json().find("\"pad_token_id\": null"), std::string::npos);
+}
+
+TEST(BertConfig, ValidationNamesTheField) {
+  EXPECT_NE(error_of([] { BertConfig::from_json(R"({"hidden_size": 100, "num_attention_heads": 12})", "x.json"); })
+                .find("x.json: field 'hidden_size' (100) is not a multiple of num_attention_heads (12)"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { BertConfig::from_json(R"({"vocab_size": "big"})", "c.json"); })
+                .find("c.json: field 'vocab_size' must be an integer"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { BertConfig::from_json(R"({"model_type": "roberta"})"); }).find("model_type"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { BertConfig::from_json(R"({"hidden_act": "tanh"})"); }).find("hidden_act"), std::string::npos);
+  EXPECT_NE(error_of([] { BertConfig::from_json(R"({"position_embedding_type": "relative_key"})"); })
+                .find("position_embedding_type"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { BertConfig::from_json(R"({"hidden_dropout_prob": 1.5})"); }).find("hidden_dropout_prob"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { BertConfig::from_json(R"({"num_hidden_layers": 0})"); }).find("num_hidden_layers"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { BertConfig::from_json(R"({"vocab_size": 10, "pad_token_id": 10})"); }).find("pad_token_id"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { BertConfig::from_json("{not json"); }).find("not valid JSON"), std::string::npos);
+  EXPECT_NE(error_of([] { BertConfig::from_json("[1]"); }).find("not a JSON object"), std::string::npos);
+}
+
+TEST(BertConfig, PresetFilesMatchTheBuiltInPresets) {
+  const std::string dir = bertpt::testing::source_dir() + "/configs";
+  for (const auto& name : preset_names()) {
+    SCOPED_TRACE(name);
+    BertConfig file = BertConfig::load(dir + "/" + name + ".json");
+    EXPECT_EQ(file, builtin_preset(name));
+    EXPECT_EQ(file.vocab_size, 32000);
+  }
+  BertConfig tiny = builtin_preset("bert-tiny");
+  EXPECT_EQ(tiny.num_hidden_layers, 2);
+  EXPECT_EQ(tiny.hidden_size, 128);
+  EXPECT_EQ(tiny.num_attention_heads, 2);
+  EXPECT_EQ(tiny.intermediate_size, 512);
+  BertConfig large = builtin_preset("bert-large");
+  EXPECT_EQ(large.num_hidden_layers, 24);
+  EXPECT_EQ(large.hidden_size, 1024);
+  EXPECT_EQ(large.num_attention_heads, 16);
+  EXPECT_EQ(large.intermediate_size, 4096);
+}
+
+TEST(BertConfig, ResolveByNameFileOrDirectory) {
+  EXPECT_EQ(resolve_model_config("bert-mini"), builtin_preset("bert-mini"));
+  EXPECT_EQ(resolve_model_config("bert-mini.json"), builtin_preset("bert-mini"));
+
+  TempDir tmp;
+  BertConfig c = builtin_preset("bert-tiny");
+  c.vocab_size = 1234;
+  c.save(tmp.file("config.json"));
+  EXPECT_EQ(resolve_model_config(tmp.path()), c);               // checkpoint directory
+  EXPECT_EQ(resolve_model_config(tmp.file("config.json")), c);  // file
+
+  // $BERTPT_CONFIG_DIR comes first on the search path.
+  std::filesystem::create_directories(tmp.file("presets"));
+  BertConfig custom = builtin_preset("bert-small");
+  custom.hidden_dropout_prob = 0.0;
+  custom.save(tmp.file("presets/bert-small.json"));
+  ::setenv("BERTPT_CONFIG_DIR", tmp.file("presets").c_str(), 1);
+  EXPECT_EQ(resolve_model_config("bert-small"), custom);
+  ::unsetenv("BERTPT_CONFIG_DIR");
+
+  std::string err = error_of([] { resolve_model_config("bert-huge"); });
+  EXPECT_NE(err.find("bert-huge"), std::string::npos) << err;
+  err = error_of([&] { resolve_model_config(tmp.file("nope/config.json")); });
+  EXPECT_NE(err.find("neither an existing path nor a preset"), std::string::npos) << err;
+  std::filesystem::create_directories(tmp.file("empty"));
+  err = error_of([&] { resolve_model_config(tmp.file("empty")); });
+  EXPECT_NE(err.find("without config.json"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace bertpt::model

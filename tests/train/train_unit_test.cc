@@ -1,0 +1,228 @@
+// Options, LR schedules, AdamW and its parameter groups, MFU FLOPs, and the batch loader.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include <ATen/ATen.h>
+
+#include "common/error.h"
+#include "data/dataset.h"
+#include "model/bert.h"
+#include "train/adamw.h"
+#include "train/batch_loader.h"
+#include "train/flops.h"
+#include "train/lr_schedule.h"
+#include "train/train_options.h"
+#include "train_test_util.h"
+
+namespace bertpt::train {
+namespace {
+
+using testing::TempDir;
+
+TEST(TrainOptions, JsonRoundTripAndUnknownKeys) {
+  TrainOptions o;
+  EXPECT_EQ(o.learning_rate, 5e-5);  // the guide's defaults
+  EXPECT_EQ(o.per_device_batch_size, 32);
+  EXPECT_EQ(o.max_steps, 100000);
+  EXPECT_EQ(o.warmup_steps, 0);
+  EXPECT_EQ(o.seed, 34u);
+  EXPECT_EQ(o.save_steps, 5000);
+  EXPECT_EQ(o.save_total_limit, 2);
+  EXPECT_EQ(o.logging_steps, 100);
+  o.learning_rate = 1e-4;
+  o.device = "cuda:1";
+  o.overwrite_output_dir = true;
+  TrainOptions p;
+  p.apply_json(o.to_json(), "test");
+  EXPECT_EQ(p.to_json(), o.to_json());
+  // Dashes are accepted for underscores, as on the command line.
+  p.apply_json(nlohmann::json{{"per-device-batch-size", 7}}, "test");
+  EXPECT_EQ(p.per_device_batch_size, 7);
+  try {
+    p.apply_json(nlohmann::json{{"learning_rat", 1}}, "run.json");
+    FAIL() << "unknown key accepted";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown train option \"learning_rat\""), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(p.apply_json(nlohmann::json{{"max_steps", "ten"}}, "run.json"), BadInput);
+  EXPECT_THROW(p.apply_json(nlohmann::json{{"seed", -1}}, "run.json"), BadInput);
+}
+
+TEST(LrSchedule, Values) {
+  LrSchedule linear{LrScheduleKind::Linear, 1.0, 0, 10};  // the guide's: no warmup, decay to 0
+  EXPECT_DOUBLE_EQ(linear.at(0), 1.0);
+  EXPECT_DOUBLE_EQ(linear.at(5), 0.5);
+  EXPECT_DOUBLE_EQ(linear.at(9), 0.1);
+  EXPECT_DOUBLE_EQ(linear.at(10), 0.0);
+  EXPECT_DOUBLE_EQ(linear.at(12), 0.0);
+  LrSchedule warm{LrScheduleKind::Linear, 1.0, 4, 12};
+  EXPECT_DOUBLE_EQ(warm.at(0), 0.0);
+  EXPECT_DOUBLE_EQ(warm.at(1), 0.25);
+  EXPECT_DOUBLE_EQ(warm.at(4), 1.0);
+  EXPECT_DOUBLE_EQ(warm.at(8), 0.5);
+  LrSchedule constant{LrScheduleKind::Constant, 2.0, 2, 10};
+  EXPECT_DOUBLE_EQ(constant.at(1), 1.0);
+  EXPECT_DOUBLE_EQ(constant.at(2), 2.0);
+  EXPECT_DOUBLE_EQ(constant.at(9), 2.0);
+  LrSchedule cosine{LrScheduleKind::Cosine, 1.0, 2, 12};
+  EXPECT_DOUBLE_EQ(cosine.at(2), 1.0);
+  EXPECT_NEAR(cosine.at(7), 0.5, 1e-12);
+  EXPECT_NEAR(cosine.at(12), 0.0, 1e-12);
+  EXPECT_THROW(parse_lr_schedule("step"), BadInput);
+}
+
+TEST(AdamW, NoDecayGroupsAreBiasesAndLayerNorms) {
+  model::BertConfig c = model::builtin_preset("bert-tiny");
+  c.vocab_size = 100;
+  model::BertForMaskedLM m(c);
+  std::vector<std::pair<std::string, at::Tensor>> named;
+  for (const auto& it : m->named_parameters()) named.emplace_back(it.key(), it.value());
+  AdamW opt(named, {});
+  auto no_decay = opt.no_decay_names();
+  auto decay = opt.decay_names();
+  EXPECT_EQ(no_decay.size() + decay.size(), named.size());
+  for (const auto& n : no_decay) {
+    EXPECT_TRUE(n.find("bias") != std::string::npos || n.find("LayerNorm") != std::string::npos) << n;
+  }
+  for (const auto& n : decay) {
+    EXPECT_TRUE(n.find("bias") == std::string::npos && n.find("LayerNorm") == std::string::npos) << n;
+  }
+  auto has = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  EXPECT_TRUE(has(no_decay, "cls.predictions.bias"));
+  EXPECT_TRUE(has(no_decay, "bert.embeddings.LayerNorm.weight"));
+  EXPECT_TRUE(has(no_decay, "bert.encoder.layer.0.attention.self.query.bias"));
+  EXPECT_TRUE(has(decay, "bert.embeddings.word_embeddings.weight"));
+  EXPECT_TRUE(has(decay, "bert.encoder.layer.1.output.dense.weight"));
+}
+
+TEST(AdamW, MatchesTheFormulaStepByStep) {
+  // Two parameters: one decayed, one not; three steps against a scalar re-computation.
+  at::Tensor w = at::tensor({0.5, -1.0, 2.0}, at::kFloat).set_requires_grad(true);
+  at::Tensor b = at::tensor({0.1, 0.2}, at::kFloat).set_requires_grad(true);
+  AdamWOptions ao{0.9, 0.99, 1e-8, 0.1};
+  AdamW opt({{"layer.weight", w}, {"layer.bias", b}}, ao);
+  std::vector<double> ref_w = {0.5, -1.0, 2.0}, m(3, 0), v(3, 0);
+  const double lr = 0.01;
+  for (int t = 1; t <= 3; ++t) {
+    std::vector<double> g = {0.3 * t, -0.2, 0.05 * t * t};
+    w.mutable_grad() = at::tensor({g[0], g[1], g[2]}, at::kFloat);
+    b.mutable_grad() = at::tensor({1.0, -1.0}, at::kFloat);
+    opt.step(lr);
+    for (int i = 0; i < 3; ++i) {
+      ref_w[size_t(i)] *= 1 - lr * 0.1;
+      m[size_t(i)] = 0.9 * m[size_t(i)] + 0.1 * g[size_t(i)];
+      v[size_t(i)] = 0.99 * v[size_t(i)] + 0.01 * g[size_t(i)] * g[size_t(i)];
+      const double mh = m[size_t(i)] / (1 - std::pow(0.9, t)), vh = v[size_t(i)] / (1 - std::pow(0.99, t));
+      ref_w[size_t(i)] -= lr * mh / (std::sqrt(vh) + 1e-8);
+    }
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(w[i].item<double>(), ref_w[size_t(i)], 1e-6) << "step " << t;
+  }
+  // The bias had no decay: three Adam steps of a constant gradient move it by exactly 3·lr.
+  EXPECT_NEAR(b[0].item<double>(), 0.1 - 3 * lr, 1e-6);
+  EXPECT_NEAR(b[1].item<double>(), 0.2 + 3 * lr, 1e-6);
+  // State round trip.
+  AdamW other({{"layer.weight", w}, {"layer.bias", b}}, ao);
+  other.load_state(opt.state_tensors(), opt.steps(), "test");
+  for (size_t i = 0; i < opt.state_tensors().size(); ++i) {
+    EXPECT_TRUE(opt.state_tensors()[i].second.equal(other.state_tensors()[i].second));
+  }
+}
+
+TEST(GradClipping, ScalesToTheMaxNorm) {
+  at::Tensor a = at::zeros({2}).set_requires_grad(true), b = at::zeros({1}).set_requires_grad(true);
+  a.mutable_grad() = at::tensor({3.0f, 0.0f});
+  b.mutable_grad() = at::tensor({4.0f});
+  at::Tensor norm = global_grad_norm({a, b});
+  EXPECT_NEAR(norm.item<double>(), 5.0, 1e-6);
+  clip_grads({a, b}, norm, 1.0);
+  EXPECT_NEAR(global_grad_norm({a, b}).item<double>(), 1.0, 1e-5);
+  clip_grads({a, b}, global_grad_norm({a, b}), 10.0);  // below the limit: unchanged
+  EXPECT_NEAR(global_grad_norm({a, b}).item<double>(), 1.0, 1e-5);
+}
+
+TEST(Flops, GuideFiguresForBertBase) {
+  model::BertConfig c = model::builtin_preset("bert-base");
+  c.vocab_size = 32000;
+  BertFlops f(c);
+  // GUIDE.md section 4: ≈ 86 GFLOP per 128-token sequence, ≈ 367 per 512, head at every position.
+  EXPECT_NEAR(f.train_flops_dense_head(1, 128) / 1e9, 86.4, 0.5);
+  EXPECT_NEAR(f.train_flops_dense_head(1, 512) / 1e9, 367.2, 0.5);
+  // The sparse head at 15% of the positions saves most of the head's share.
+  EXPECT_LT(f.train_flops(1, 128, 0.15 * 128), f.train_flops_dense_head(1, 128) * 0.85);
+  EXPECT_EQ(known_accelerator_peak("NVIDIA H200", true), 989e12);
+  EXPECT_EQ(known_accelerator_peak("NVIDIA A100-SXM4-80GB", true), 312e12);
+  EXPECT_EQ(known_accelerator_peak("Tesla V100-SXM2-32GB", true), 125e12);
+  EXPECT_EQ(known_accelerator_peak("Some CPU", true), 0.0);
+}
+
+class LoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    data_dir = testing::make_dataset(dir, testing::structured_documents(120));
+    dataset = std::make_shared<const data::Dataset>(data_dir, "train");
+  }
+  // The concatenated [input_ids; labels] of step `k` over all micro-batches of all ranks.
+  std::pair<at::Tensor, at::Tensor> step_tensors(int64_t b, int64_t accum, int world, int k) {
+    std::vector<at::Tensor> ids, labels;
+    for (int r = 0; r < world; ++r) {
+      LoaderOptions o;
+      o.per_device_batch = b;
+      o.grad_accum = accum;
+      o.rank = r;
+      o.world = world;
+      o.masking = masking_for_dataset(*dataset, 0.15);
+      BatchLoader loader(dataset, o);
+      StepBatch sb;
+      for (int i = 0; i <= k; ++i) sb = loader.next();
+      for (auto& mb : sb.micro) {
+        ids.push_back(mb.input_ids);
+        labels.push_back(mb.labels);
+      }
+    }
+    return {at::cat(ids), at::cat(labels)};
+  }
+  TempDir dir;
+  std::string data_dir;
+  std::shared_ptr<const data::Dataset> dataset;
+};
+
+TEST_F(LoaderTest, MasksDoNotDependOnBatchSplitOrRanks) {
+  ASSERT_GT(dataset->size(), 40u);
+  for (int k : {0, 3}) {  // step 3 of a 32-batch crosses an epoch boundary of this small dataset
+    auto [ids32, lab32] = step_tensors(32, 1, 1, k);
+    auto [ids8, lab8] = step_tensors(8, 4, 1, k);
+    auto [ids_r, lab_r] = step_tensors(4, 2, 4, k);
+    EXPECT_TRUE(ids32.equal(ids8));
+    EXPECT_TRUE(lab32.equal(lab8));
+    EXPECT_TRUE(ids32.equal(ids_r));
+    EXPECT_TRUE(lab32.equal(lab_r));
+  }
+  // Masking really happened: ~15% of the non-special positions have labels.
+  auto [ids, labels] = step_tensors(32, 1, 1, 0);
+  double share = labels.ne(-100).sum().item<double>() / double(labels.numel());
+  EXPECT_GT(share, 0.08);
+  EXPECT_LT(share, 0.22);
+  EXPECT_EQ(ids.eq(4).logical_and(labels.eq(-100)).sum().item<int64_t>(), 0);  // [MASK] only where predicted
+}
+
+TEST_F(LoaderTest, StartPositionContinuesTheSameSequence) {
+  LoaderOptions o;
+  o.per_device_batch = 4;
+  o.masking = masking_for_dataset(*dataset, 0.15);
+  BatchLoader a(dataset, o);
+  a.next();
+  StepBatch second = a.next();
+  o.start_position = 4;
+  BatchLoader b(dataset, o);
+  StepBatch resumed = b.next();
+  EXPECT_EQ(resumed.first_position, second.first_position);
+  EXPECT_TRUE(resumed.micro[0].input_ids.equal(second.micro[0].input_ids));
+  EXPECT_TRUE(resumed.micro[0].labels.equal(second.micro[0].labels));
+}
+
+}  // namespace
+}  // namespace bertpt::train
