@@ -6,12 +6,14 @@
 #include <c10/core/Device.h>
 
 #include "common/error.h"
+#include "model/cpu_runtime.h"
 
 namespace bertpt::train {
 
 void set_threads(int n) {
   if (n < 0) throw BadInput("--threads must be >= 0");
-  if (n > 0) at::set_num_threads(n);
+  // 0 means every CPU this process may use: Debian's LibTorch otherwise starts with one thread.
+  at::set_num_threads(n > 0 ? n : model::available_cpus());
 }
 
 std::string normalize_device(const std::string& text) {
