@@ -215,8 +215,16 @@ void add_train_command(CLI::App& app) {
                    r.skipped_steps ? (" (" + std::to_string(r.skipped_steps) + " steps skipped)").c_str() : "",
                    r.last_checkpoint.empty() ? opts.output_dir.c_str() : r.last_checkpoint.c_str());
     }
-    if (o->common.json) {
+    double exposed = collectives ? collectives->total_exposed_communication_seconds() : 0.0;
+    if (collectives && !quiet) {
+      std::fprintf(stderr, "train: %d ranks (%s); gradient communication not hidden by the backward pass: %.2f s of %.2f s (%.1f%%)\n",
+                   collectives->world_size(), collectives->communicator().backend().c_str(), exposed, r.seconds,
+                   r.seconds > 0 ? 100.0 * exposed / r.seconds : 0.0);
+    }
+    if (o->common.json && (!collectives || collectives->rank() == 0)) {
       print_json({{"output_dir", opts.output_dir},
+                  {"world_size", collectives ? collectives->world_size() : 1},
+                  {"exposed_communication_seconds", exposed},
                   {"start_step", r.start_step},
                   {"final_step", r.final_step},
                   {"interrupted", r.interrupted},

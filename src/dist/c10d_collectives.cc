@@ -52,7 +52,9 @@ void C10dCollectives::begin_backward(bool last_micro_step) {
 }
 
 void C10dCollectives::finish_gradients() {
-  if (buckets_) buckets_->finish();
+  if (!buckets_) return;
+  buckets_->finish();
+  total_exposed_ += buckets_->last_exposed_wait_seconds();
 }
 
 double C10dCollectives::exposed_communication_seconds() const {

@@ -22,13 +22,16 @@ class C10dCollectives final : public train::Collectives {
   void barrier() override { comm_->barrier(); }
 
   Communicator& communicator() { return *comm_; }
-  // Seconds of the last finish_gradients() spent waiting on communication (not hidden by backward).
+  // Seconds finish_gradients() spent waiting on communication that the backward pass did not hide:
+  // in the last call, and in all calls so far.
   double exposed_communication_seconds() const;
+  double total_exposed_communication_seconds() const { return total_exposed_; }
 
  private:
   std::shared_ptr<Communicator> comm_;
   size_t bucket_bytes_;
   std::unique_ptr<GradientBucketer> buckets_;
+  double total_exposed_ = 0;
 };
 
 // A fingerprint of the parameters' values (for "identical on every rank" checks).
