@@ -31,6 +31,7 @@ void add_training_commands(CLI::App& app) {
   add_eval_command(app);
   add_fill_mask_command(app);
   add_plot_command(app);
+  add_bench_command(app);
 }
 
 #ifdef BERTPT_HAVE_TORCH

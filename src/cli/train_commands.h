@@ -11,5 +11,6 @@ void add_train_command(CLI::App& app);      // cmd_train.cc
 void add_eval_command(CLI::App& app);       // cmd_eval.cc
 void add_fill_mask_command(CLI::App& app);  // cmd_fill_mask.cc
 void add_plot_command(CLI::App& app);       // cmd_plot.cc
+void add_bench_command(CLI::App& app);      // cmd_bench.cc
 
 }  // namespace bertpt::cli

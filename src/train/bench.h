@@ -1,0 +1,51 @@
+// `bertpt bench`: measured training throughput of a model on this hardware — warm-up steps, then
+// timed steps of the real training step (forward with the sparse MLM head, backward, AdamW update)
+// on synthetic or real batches; median and spread of the step time, sequences/s, tokens/s, model
+// FLOP/s and MFU against a stated peak (flops.h). One row per (seq_len, batch) of a sweep.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace bertpt::train {
+
+struct BenchOptions {
+  std::string model = "bert-base";
+  std::vector<int64_t> seq_lens = {128};
+  std::vector<int64_t> batch_sizes = {32};
+  std::string precision = "bf16";
+  std::string device = "cpu";
+  int threads = 0;
+  int warmup_steps = 2;
+  int steps = 5;
+  double mlm_probability = 0.15;
+  int64_t vocab_size = 32000;  // synthetic data (a model config file's own vocab_size wins)
+  std::string data;            // a prepared dataset instead of synthetic batches
+  double peak_tflops = 0;      // 0: measured GEMM rate on CPU, known peak on GPU
+  uint64_t seed = 34;
+};
+
+struct BenchRow {
+  int64_t seq_len = 0, batch = 0;
+  bool out_of_memory = false;
+  std::string error;
+  double step_median_sec = 0, step_min_sec = 0, step_max_sec = 0;
+  double seq_per_sec = 0, tokens_per_sec = 0;
+  double flops_per_step = 0, flops_per_sec = 0, mfu = 0;
+  double masked_per_step = 0;
+};
+
+struct BenchResult {
+  std::vector<BenchRow> rows;
+  size_t fastest = 0;  // index of the row with the most tokens/s
+  double peak_flops = 0;
+  std::string peak_source;
+  std::string flop_formula;
+  nlohmann::json to_json(const BenchOptions& options) const;
+};
+
+BenchResult run_bench(const BenchOptions& options);
+
+}  // namespace bertpt::train
