@@ -536,7 +536,10 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
         r["grad_norm"] = num(last_grad_norm);
         r["tokens_per_sec"] = double(iv.steps * G * T) / iv.seconds;
         r["seq_per_sec"] = double(iv.steps * G) / iv.seconds;
-        r["mfu"] = peak.flops_per_sec > 0 ? iv.flops / iv.seconds / peak.flops_per_sec : 0.0;
+        // iv.flops counts the global batch, so the peak is that of all `world` devices.
+        r["mfu"] = peak.flops_per_sec > 0 ? iv.flops / iv.seconds / (peak.flops_per_sec * world) : 0.0;
+        r["step_time_sec"] = per_step;
+        r["world_size"] = world;
         r["model_flops_per_sec"] = iv.flops / iv.seconds;
         r["elapsed_sec"] = elapsed;
         r["eta_sec"] = eta;
