@@ -216,6 +216,7 @@ void add_train_command(CLI::App& app) {
                    r.skipped_steps ? (" (" + std::to_string(r.skipped_steps) + " steps skipped)").c_str() : "",
                    r.last_checkpoint.empty() ? opts.output_dir.c_str() : r.last_checkpoint.c_str());
     }
+    if (collectives) collectives->verify_parameters_in_sync();
     double exposed = collectives ? collectives->total_exposed_communication_seconds() : 0.0;
     if (collectives && !quiet) {
       std::fprintf(stderr, "train: %d ranks (%s); gradient communication not hidden by the backward pass: %.2f s of %.2f s (%.1f%%)\n",

@@ -41,6 +41,12 @@ void C10dCollectives::attach_parameters(const std::vector<at::Tensor>& parameter
   }
   comm_->check_same("the model parameters after the broadcast from rank 0", parameter_fingerprint(parameters));
   buckets_ = std::make_unique<GradientBucketer>(comm_, parameters, bucket_bytes_);
+  parameters_ = parameters;
+}
+
+void C10dCollectives::verify_parameters_in_sync() {
+  if (comm_->world_size() == 1 || parameters_.empty()) return;
+  comm_->check_same("the model parameters at the end of the run", parameter_fingerprint(parameters_));
 }
 
 void C10dCollectives::begin_backward(bool last_micro_step) {

@@ -22,6 +22,9 @@ class C10dCollectives final : public train::Collectives {
   void barrier() override { comm_->barrier(); }
 
   Communicator& communicator() { return *comm_; }
+  // Throws BadInput on every rank unless all ranks hold bit-identical parameters (checked at the
+  // end of a run: data parallelism must keep the replicas in lockstep).
+  void verify_parameters_in_sync();
   // Seconds finish_gradients() spent waiting on communication that the backward pass did not hide:
   // in the last call, and in all calls so far.
   double exposed_communication_seconds() const;
@@ -31,6 +34,7 @@ class C10dCollectives final : public train::Collectives {
   std::shared_ptr<Communicator> comm_;
   size_t bucket_bytes_;
   std::unique_ptr<GradientBucketer> buckets_;
+  std::vector<at::Tensor> parameters_;
   double total_exposed_ = 0;
 };
 

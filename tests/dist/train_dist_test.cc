@@ -51,6 +51,8 @@ class DistTrain : public ::testing::Test {
   std::string data, model;
 };
 
+// Also: every rank checks at the end that all ranks hold bit-identical parameters (exit 1 otherwise),
+// so a zero exit code of the 2-rank run asserts that the replicas stayed in lockstep.
 TEST_F(DistTrain, TwoRanksOfBatch8TrainLikeOneRankOfBatch16) {
   auto one = run_bertpt(train_args("one", 16, 5) + " --save-steps 0");
   ASSERT_EQ(one.exit_code, 0) << one.err;
