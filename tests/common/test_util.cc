@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/error.h"
 #include "text/byte_sink.h"
 
 namespace bertpt::testing {
@@ -95,6 +96,15 @@ std::string bertpt_bin() {
 std::string source_dir() {
   const char* p = std::getenv("BERTPT_SOURCE_DIR");
   return p && *p ? p : BERTPT_TEST_SOURCE_DIR;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const BadInput& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 CommandResult run_bertpt(const std::string& args) { return run_shell(shell_quote(bertpt_bin()) + " " + args); }

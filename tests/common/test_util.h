@@ -1,6 +1,7 @@
 // Helpers shared by the test binaries: scratch directories, files, and running the bertpt CLI.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -42,6 +43,9 @@ CommandResult run_shell(const std::string& command);
 // Path of the bertpt binary (env BERTPT_BIN, set by CTest) and of the source tree.
 std::string bertpt_bin();
 std::string source_dir();
+
+// The message of the BadInput that `f` throws, or "(no error)" when it throws none.
+std::string error_of(const std::function<void()>& f);
 
 // Single-quotes `s` for the shell.
 std::string shell_quote(const std::string& s);

@@ -32,14 +32,7 @@ BertConfig small_config() {
   return c;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const BadInput& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 bool same_parameters(const torch::nn::Module& a, const torch::nn::Module& b) {
   auto pa = a.named_parameters(), pb = b.named_parameters();

@@ -15,14 +15,7 @@ namespace {
 
 using bertpt::testing::TempDir;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const BadInput& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 TEST(BertConfig, JsonRoundTripKeepsUnknownFields) {
   // A config.json as transformers writes it (bert-base-uncased style, plus fields we do not model).

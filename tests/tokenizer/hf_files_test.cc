@@ -18,14 +18,7 @@ using testing::write_file;
 const std::vector<std::string> kVocab = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",
                                          "hello", "world", "##s",   "!",     "\xC3\xA9t\xC3\xA9"};
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const BadInput& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 TEST(HfFiles, SavedTokenizerJsonHasHfStructure) {
   TempDir dir;
