@@ -1,6 +1,5 @@
 // `bertpt train`: MLM pre-training (src/train/trainer.h). Also registers the other model commands.
 #include <algorithm>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -11,12 +10,10 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/dist_setup.h"
 #include "cli/train_commands.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
-
-#include "launch/dist_env.h"
-#include "launch/launcher.h"
 
 #ifdef BERTPT_HAVE_TORCH
 #include "common/hash.h"
@@ -32,6 +29,8 @@ void add_training_commands(CLI::App& app) {
   add_fill_mask_command(app);
   add_plot_command(app);
   add_bench_command(app);
+  add_finetune_command(app);
+  add_predict_command(app);
 }
 
 #ifdef BERTPT_HAVE_TORCH
@@ -82,27 +81,6 @@ std::string dashed(const std::string& key) {
 
 }  // namespace
 
-// Data-parallel options: how many processes and where they meet (docs/distributed.md).
-struct DistFlags {
-  launch::LaunchOptions launch;
-  double timeout_seconds = 300;
-};
-
-void add_dist_flags(CLI::App* cmd, DistFlags& d) {
-  cmd->add_option("--nproc-per-node", d.launch.nproc_per_node,
-                  "Start this many worker processes on this node (data-parallel, c10d Gloo on CPU / NCCL on CUDA); "
-                  "not needed under torchrun, mpirun or srun")
-      ->capture_default_str();
-  cmd->add_option("--nnodes", d.launch.nnodes, "Nodes of a multi-node job (start bertpt on each)")->capture_default_str();
-  cmd->add_option("--node-rank", d.launch.node_rank, "This node's index in a multi-node job")->capture_default_str();
-  cmd->add_option("--master-addr", d.launch.master_addr, "Address of node 0 (the rendezvous)")->capture_default_str();
-  cmd->add_option("--master-port", d.launch.master_port, "Rendezvous port (0: a free port; multi-node needs a fixed one)")
-      ->capture_default_str();
-  cmd->add_option("--dist-timeout", d.timeout_seconds,
-                  "Seconds a rank waits in a rendezvous or collective before the job fails")
-      ->capture_default_str();
-}
-
 #ifdef BERTPT_HAVE_TORCH
 // What every rank must agree on: the options that define the run (not device or thread count).
 uint64_t run_fingerprint(const train::TrainOptions& o) {
@@ -137,15 +115,7 @@ void add_train_command(CLI::App& app) {
   add_dist_flags(cmd, o->dist);
   add_common_flags(cmd, o->common);
   cmd->callback([o, cmd] {
-    // The built-in launcher: start N copies of this very command line and wait for them.
-    if ((o->dist.launch.nproc_per_node > 1 || o->dist.launch.nnodes > 1) && !launch::launched_by_bertpt()) {
-      launch::LaunchOptions lo = o->dist.launch;
-      lo.argv = program_args();
-      lo.argv[0] = "/proc/self/exe";
-      lo.quiet = o->common.quiet;
-      std::fflush(nullptr);
-      std::exit(launch::run_workers(lo));
-    }
+    launch_workers_if_asked(o->dist, o->common.quiet);
     train::TrainOptions opts;
     if (!o->config_file.empty()) {
       nlohmann::json j;
@@ -163,22 +133,8 @@ void add_train_command(CLI::App& app) {
     opts.apply_json(given, "command line");
 
     // Under a launcher (ours, torchrun, mpirun, srun): this process is one rank of a c10d group.
-    const launch::DistEnv env = launch::detect_dist_env();
-    std::unique_ptr<dist::C10dCollectives> collectives;
-    if (env.distributed()) {
-      const bool cuda = opts.device.rfind("cuda", 0) == 0;
-      if (cuda) opts.device = "cuda:" + std::to_string(env.local_rank);
-      if (opts.threads == 0) {
-        long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
-        opts.threads = int(std::max<long>(1, cores / env.local_world_size));
-      }
-      dist::CommunicatorOptions co;
-      co.timeout = std::chrono::milliseconds(int64_t(o->dist.timeout_seconds * 1000));
-      co.use_cuda = cuda;
-      collectives = std::make_unique<dist::C10dCollectives>(dist::make_communicator(env, co));
-      collectives->communicator().check_same("the training options (data, model, batch, schedule, seed)",
-                                             run_fingerprint(opts));
-    }
+    std::unique_ptr<dist::C10dCollectives> collectives = join_process_group(
+        o->dist, opts.device, opts.threads, "the training options (data, model, batch, schedule, seed)", run_fingerprint(opts));
     const bool quiet = o->common.quiet || (collectives && collectives->rank() != 0);
     train::TrainHooks hooks;
     hooks.collectives = collectives.get();

@@ -1,4 +1,4 @@
-// The model commands (train, eval, fill-mask, plot), one file each, registered together by
+// The model commands (train, eval, fill-mask, plot, bench, finetune, predict), one file each, registered together by
 // add_training_commands() (commands.h). Without LibTorch, train/eval/fill-mask exist but only say
 // that this build cannot run them; plot (plain C++) always works.
 #pragma once
@@ -12,5 +12,7 @@ void add_eval_command(CLI::App& app);       // cmd_eval.cc
 void add_fill_mask_command(CLI::App& app);  // cmd_fill_mask.cc
 void add_plot_command(CLI::App& app);       // cmd_plot.cc
 void add_bench_command(CLI::App& app);      // cmd_bench.cc
+void add_finetune_command(CLI::App& app);   // cmd_finetune.cc
+void add_predict_command(CLI::App& app);    // cmd_predict.cc
 
 }  // namespace bertpt::cli

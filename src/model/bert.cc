@@ -1,6 +1,7 @@
 #include "model/bert.h"
 
 #include <cmath>
+#include <string>
 #include <unordered_set>
 
 #include <ATen/ATen.h>
@@ -265,13 +266,23 @@ BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const BertC
   if (num_labels <= 0) throw BadInput("num_labels must be positive, got " + std::to_string(num_labels));
   bert = register_module("bert", BertModel(config, /*add_pooling_layer=*/true));
   classifier = add_linear(*this, "classifier", config.hidden_size, num_labels);
+  // transformers: config.classifier_dropout when set (not null), else hidden_dropout_prob.
+  classifier_dropout_ = config.hidden_dropout_prob;
+  auto it = config.extra.find("classifier_dropout");
+  if (it != config.extra.end() && it->second != "null") {
+    try {
+      classifier_dropout_ = std::stod(it->second);
+    } catch (const std::exception&) {
+      throw BadInput("config: classifier_dropout must be a number or null, got " + it->second);
+    }
+  }
   if (init_weights) init_bert_weights(*this, config);
 }
 
 at::Tensor BertForSequenceClassificationImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                                                       const at::Tensor& token_type_ids) {
   at::Tensor pooled = bert->pool(bert->forward(input_ids, attention_mask, token_type_ids));  // [B, H]
-  return linear(maybe_dropout(pooled, config_.hidden_dropout_prob, is_training()), classifier);   // [B, num_labels]
+  return linear(maybe_dropout(pooled, classifier_dropout_, is_training()), classifier);  // [B, num_labels]
 }
 
 // ---- helpers

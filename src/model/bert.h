@@ -179,9 +179,11 @@ class BertForSequenceClassificationImpl : public torch::nn::Module {
 
   BertModel bert{nullptr};
   LinearParams classifier;  // [num_labels, H]
+  const BertConfig& config() const { return config_; }
 
  private:
   BertConfig config_;
+  double classifier_dropout_ = 0.1;
 };
 TORCH_MODULE(BertForSequenceClassification);
 

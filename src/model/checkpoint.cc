@@ -169,15 +169,32 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
   return report;
 }
 
+void write_model_files(const std::string& dir, const torch::nn::Module& model, BertConfig config,
+                       c10::ScalarType dtype) {
+  config.torch_dtype = torch_dtype_name(dtype);
+  config.save((fs::path(dir) / "config.json").string());
+  save_safetensors(model, (fs::path(dir) / "model.safetensors").string(), dtype);
+}
+
 void write_model_files(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype) {
   BertConfig config = model->config();
   config.architectures = {"BertForMaskedLM"};
-  config.torch_dtype = torch_dtype_name(dtype);
-  config.save((fs::path(dir) / "config.json").string());
-  save_safetensors(*model, (fs::path(dir) / "model.safetensors").string(), dtype);
+  write_model_files(dir, *model, config, dtype);
 }
 
-void save_pretrained(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype) {
+void copy_tokenizer_files(const std::string& tokenizer_dir, const std::string& dir) {
+  // Only the tokenizer's own files: the source may be a whole model checkpoint, whose weights and
+  // config must not overwrite the ones just written.
+  std::error_code ec;
+  for (const char* name : {"tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json",
+                           "added_tokens.json"}) {
+    const fs::path src = fs::path(tokenizer_dir) / name;
+    if (fs::is_regular_file(src, ec)) write_file_atomic((fs::path(dir) / name).string(), read_file(src.string()));
+  }
+}
+
+void save_pretrained(const std::string& dir, const torch::nn::Module& model, const BertConfig& config,
+                     c10::ScalarType dtype, const std::string& tokenizer_dir) {
   fs::path target = fs::path(dir);
   if (target.has_filename() == false) target = target.parent_path();  // "out/" -> "out"
   const std::string tmp = target.string() + ".tmp." + std::to_string(::getpid());
@@ -187,7 +204,8 @@ void save_pretrained(const std::string& dir, const BertForMaskedLM& model, c10::
     throw BadInput("cannot create directory " + tmp + ": " + ec.message(), "check that the parent directory is writable");
   }
   try {
-    write_model_files(tmp, model, dtype);
+    write_model_files(tmp, model, config, dtype);
+    if (!tokenizer_dir.empty()) copy_tokenizer_files(tokenizer_dir, tmp);
     fsync_directory(tmp);
     if (fs::exists(target)) {
       // rename() cannot replace a non-empty directory: move the old one aside first, so DIR is
@@ -210,7 +228,13 @@ void save_pretrained(const std::string& dir, const BertForMaskedLM& model, c10::
   fsync_directory(target.parent_path().empty() ? "." : target.parent_path().string());
 }
 
-BertForMaskedLM load_pretrained(const std::string& dir, c10::Device device, LoadReport* report) {
+void save_pretrained(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype) {
+  BertConfig config = model->config();
+  config.architectures = {"BertForMaskedLM"};
+  save_pretrained(dir, *model, config, dtype);
+}
+
+std::string checkpoint_weights_path(const std::string& dir) {
   fs::path d(dir);
   std::error_code ec;
   if (!fs::is_directory(d, ec)) {
@@ -224,16 +248,39 @@ BertForMaskedLM load_pretrained(const std::string& dir, c10::Device device, Load
     }
     if (fs::exists(d / "pytorch_model.bin", ec)) {
       throw BadInput(dir + " has pytorch_model.bin but no model.safetensors; bertpt reads safetensors only",
-                     "convert it in Python: BertForMaskedLM.from_pretrained(dir).save_pretrained(dir, safe_serialization=True)");
+                     "convert it in Python: AutoModel.from_pretrained(dir).save_pretrained(dir, safe_serialization=True)");
     }
     throw BadInput(dir + " has no model.safetensors", "is this a complete checkpoint directory?");
   }
-  BertConfig config = BertConfig::load((d / "config.json").string());
+  return weights.string();
+}
+
+BertForMaskedLM load_pretrained(const std::string& dir, c10::Device device, LoadReport* report) {
+  const std::string weights = checkpoint_weights_path(dir);
+  BertConfig config = BertConfig::load((fs::path(dir) / "config.json").string());
   BertForMaskedLM model(config, /*init_weights=*/false);  // every parameter comes from the file
-  LoadReport r = load_safetensors(*model, weights.string());
+  LoadReport r = load_safetensors(*model, weights);
   if (report) *report = std::move(r);
   model->to(device);
   model->eval();
+  return model;
+}
+
+BertForSequenceClassification load_sequence_classifier(const std::string& dir, int64_t num_labels, BertConfig* config_out,
+                                                       LoadReport* report) {
+  const std::string weights = checkpoint_weights_path(dir);
+  BertConfig config = BertConfig::load((fs::path(dir) / "config.json").string());
+  // The head is initialised by the constructor; the file then overwrites what it has.
+  BertForSequenceClassification model(config, num_labels, /*init_weights=*/true);
+  LoadReport r = load_safetensors(*model, weights, /*allow_missing=*/true);
+  for (const auto& name : r.missing) {
+    if (name.rfind("classifier.", 0) != 0 && name.rfind("bert.pooler.", 0) != 0) {
+      throw BadInput(weights + ": missing tensor '" + name + "' of the encoder",
+                     "is this a BERT checkpoint? Its config.json must match the weights");
+    }
+  }
+  if (config_out) *config_out = config;
+  if (report) *report = std::move(r);
   return model;
 }
 

@@ -7,6 +7,40 @@
 
 namespace bertpt::tokenizer {
 
+namespace {
+
+// Walks a post-processor template: special tokens are inserted, `append_sequence(0 or 1)` appends
+// $A or $B, and each piece's ids get its type id. encode, encode_pair and post_process all go
+// through here, so they cannot disagree on a template.
+template <class AppendSequence>
+void apply_template(const PostProcessor& pp, const std::vector<PostProcessor::Piece>& pieces,
+                    std::vector<uint32_t>& ids, std::vector<uint32_t>* type_ids,
+                    AppendSequence&& append_sequence) {
+  for (const PostProcessor::Piece& piece : pieces) {
+    const size_t from = ids.size();
+    if (piece.is_sequence) {
+      append_sequence(piece.sequence);
+    } else {
+      const auto& special = pp.find(piece.special)->ids;
+      ids.insert(ids.end(), special.begin(), special.end());
+    }
+    if (type_ids) type_ids->resize(type_ids->size() + (ids.size() - from), piece.type_id);
+  }
+}
+
+// No template: the sequences one after the other, segment 0 for a and 1 for b.
+template <class AppendSequence>
+void concatenate(bool pair, std::vector<uint32_t>& ids, std::vector<uint32_t>* type_ids,
+                 AppendSequence&& append_sequence) {
+  for (int s = 0; s < (pair ? 2 : 1); ++s) {
+    const size_t from = ids.size();
+    append_sequence(s);
+    if (type_ids) type_ids->resize(type_ids->size() + (ids.size() - from), uint32_t(s));
+  }
+}
+
+}  // namespace
+
 const PostProcessor::Special* PostProcessor::find(const std::string& name) const {
   for (const Special& s : special_tokens) {
     if (s.name == name) return &s;
@@ -131,15 +165,20 @@ bool Tokenizer::find_added(std::string_view text, size_t from, bool normalized, 
   return false;
 }
 
-void Tokenizer::encode_normalized(std::string_view normalized, std::vector<uint32_t>& ids) const {
+bool Tokenizer::encode_normalized(std::string_view normalized, std::vector<uint32_t>& ids,
+                                  size_t stop_at) const {
   thread_local std::vector<std::string_view> words;
   words.clear();
   pre_tokenize(normalized, words);
-  for (std::string_view w : words) parts_.model.encode_word(w, ids);
+  for (std::string_view w : words) {
+    parts_.model.encode_word(w, ids);
+    if (ids.size() >= stop_at) return true;
+  }
+  return false;
 }
 
-void Tokenizer::encode_plain(std::string_view text, std::vector<uint32_t>& ids) const {
-  if (text.empty()) return;
+bool Tokenizer::encode_plain(std::string_view text, std::vector<uint32_t>& ids, size_t stop_at) const {
+  if (text.empty()) return false;
   thread_local std::string normalized;
   std::string_view norm = text;
   if (normalizer_) {
@@ -147,33 +186,33 @@ void Tokenizer::encode_plain(std::string_view text, std::vector<uint32_t>& ids) 
     normalizer_->normalize(text, normalized);
     norm = normalized;
   }
-  if (!has_normalized_added_) {
-    encode_normalized(norm, ids);
-    return;
-  }
+  if (!has_normalized_added_) return encode_normalized(norm, ids, stop_at);
   size_t i = 0, pos, len;
   uint32_t id;
   while (find_added(norm, i, true, pos, len, id)) {
-    encode_normalized(norm.substr(i, pos - i), ids);
-    ids.push_back(id);
+    if (encode_normalized(norm.substr(i, pos - i), ids, stop_at)) return true;
+    ids.push_back(id);  // added tokens never stop it, as in HF
     i = pos + len;
   }
-  encode_normalized(norm.substr(i), ids);
+  return encode_normalized(norm.substr(i), ids, stop_at);
 }
 
-void Tokenizer::encode_sequence(std::string_view text, std::vector<uint32_t>& ids) const {
-  if (!has_raw_added_) {
-    encode_plain(text, ids);
-    return;
-  }
+bool Tokenizer::encode_sequence(std::string_view text, std::vector<uint32_t>& ids, size_t stop_at) const {
+  if (!has_raw_added_) return encode_plain(text, ids, stop_at);
   size_t i = 0, pos, len;
   uint32_t id;
   while (find_added(text, i, false, pos, len, id)) {
-    encode_plain(text.substr(i, pos - i), ids);
+    if (encode_plain(text.substr(i, pos - i), ids, stop_at)) return true;
     ids.push_back(id);
     i = pos + len;
   }
-  encode_plain(text.substr(i), ids);
+  return encode_plain(text.substr(i), ids, stop_at);
+}
+
+void Tokenizer::encode_with_limit(std::string_view text, std::vector<uint32_t>& ids,
+                                  size_t max_tokens) const {
+  const size_t start = ids.size();
+  encode_sequence(text, ids, max_tokens > SIZE_MAX - start ? SIZE_MAX : start + max_tokens);
 }
 
 void Tokenizer::encode(std::string_view text, std::vector<uint32_t>& ids,
@@ -182,42 +221,43 @@ void Tokenizer::encode(std::string_view text, std::vector<uint32_t>& ids,
     encode_sequence(text, ids);
     return;
   }
-  const PostProcessor& pp = *parts_.post_processor;
-  for (const PostProcessor::Piece& piece : pp.single) {
-    if (piece.is_sequence) {
-      encode_sequence(text, ids);  // a single-sequence template only names $A
-    } else {
-      const auto& special = pp.find(piece.special)->ids;
-      ids.insert(ids.end(), special.begin(), special.end());
-    }
-  }
+  // A single-sequence template only names $A.
+  apply_template(*parts_.post_processor, parts_.post_processor->single, ids, nullptr,
+                 [&](int) { encode_sequence(text, ids); });
 }
 
 void Tokenizer::encode_pair(std::string_view a, std::string_view b, std::vector<uint32_t>& ids,
                             std::vector<uint32_t>* type_ids, bool add_special_tokens) const {
-  auto add_types = [&](size_t from, uint32_t type) {
-    if (type_ids) type_ids->resize(type_ids->size() + (ids.size() - from), type);
-  };
+  auto append = [&](int sequence) { encode_sequence(sequence == 0 ? a : b, ids); };
   if (!add_special_tokens || !parts_.post_processor) {
-    size_t from = ids.size();
-    encode_sequence(a, ids);
-    add_types(from, 0);
-    from = ids.size();
-    encode_sequence(b, ids);
-    add_types(from, 1);
+    concatenate(true, ids, type_ids, append);
+    return;
+  }
+  apply_template(*parts_.post_processor, parts_.post_processor->pair, ids, type_ids, append);
+}
+
+void Tokenizer::post_process(const std::vector<uint32_t>& a, const std::vector<uint32_t>* b,
+                             std::vector<uint32_t>& ids, std::vector<uint32_t>* type_ids) const {
+  auto append = [&](int sequence) {
+    const std::vector<uint32_t>& seq = sequence == 1 && b ? *b : a;
+    ids.insert(ids.end(), seq.begin(), seq.end());
+  };
+  if (!parts_.post_processor) {
+    concatenate(b != nullptr, ids, type_ids, append);
     return;
   }
   const PostProcessor& pp = *parts_.post_processor;
-  for (const PostProcessor::Piece& piece : pp.pair) {
-    const size_t from = ids.size();
-    if (piece.is_sequence) {
-      encode_sequence(piece.sequence == 0 ? a : b, ids);
-    } else {
-      const auto& special = pp.find(piece.special)->ids;
-      ids.insert(ids.end(), special.begin(), special.end());
-    }
-    add_types(from, piece.type_id);
+  apply_template(pp, b ? pp.pair : pp.single, ids, type_ids, append);
+}
+
+size_t Tokenizer::num_special_tokens_to_add(bool pair) const {
+  if (!parts_.post_processor) return 0;
+  const PostProcessor& pp = *parts_.post_processor;
+  size_t n = 0;
+  for (const PostProcessor::Piece& piece : pair ? pp.pair : pp.single) {
+    if (!piece.is_sequence) n += pp.find(piece.special)->ids.size();
   }
+  return n;
 }
 
 std::string_view Tokenizer::id_to_token(uint32_t id) const {

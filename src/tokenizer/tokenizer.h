@@ -8,6 +8,7 @@
 // state beyond growing the caller's output vector.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -95,6 +96,20 @@ class Tokenizer {
   // A pair; `type_ids` (may be null) receives the segment ids, parallel to `ids`.
   void encode_pair(std::string_view a, std::string_view b, std::vector<uint32_t>& ids,
                    std::vector<uint32_t>* type_ids, bool add_special_tokens = true) const;
+  // HF's early exit under truncation (tokenizers >= 0.23, tokenize_with_limit): appends the ids of
+  // `text` without special tokens, but stops after the first word (pre-token) at which `max_tokens`
+  // or more ids have been appended; added tokens never stop it. A prefix of encode(text, ids, false),
+  // at least min(max_tokens, its length) long. HF runs it on each sequence with the full truncation
+  // max_length before longest_first truncation, so it decides the lengths that rule sees.
+  void encode_with_limit(std::string_view text, std::vector<uint32_t>& ids, size_t max_tokens) const;
+  // The post-processor alone, for sequences already encoded without special tokens (and perhaps
+  // truncated, as HF truncates before it adds them): appends the single template over `a`, or the
+  // pair template over `a` and `*b` when `b` is set, to `ids`, and the segment ids to `type_ids`
+  // (may be null). Without a post-processor: a then b, type ids 0 for a and 1 for b.
+  void post_process(const std::vector<uint32_t>& a, const std::vector<uint32_t>* b,
+                    std::vector<uint32_t>& ids, std::vector<uint32_t>* type_ids) const;
+  // How many ids post_process adds around a single sequence or a pair (HF num_special_tokens_to_add).
+  size_t num_special_tokens_to_add(bool pair) const;
   // Token strings of `ids` (for --tokens); unknown ids give "".
   std::string_view id_to_token(uint32_t id) const;
   std::optional<uint32_t> token_to_id(std::string_view token) const;
@@ -112,10 +127,14 @@ class Tokenizer {
   void pre_tokenize(std::string_view normalized, std::vector<std::string_view>& words) const;
 
  private:
-  // Pipeline for text without added tokens.
-  void encode_plain(std::string_view text, std::vector<uint32_t>& ids) const;
-  void encode_normalized(std::string_view normalized, std::vector<uint32_t>& ids) const;
-  void encode_sequence(std::string_view text, std::vector<uint32_t>& ids) const;
+  // The pipeline below the post-processor: encode_sequence splits out raw added tokens,
+  // encode_plain normalizes and splits out normalized ones, encode_normalized pre-tokenizes and runs
+  // WordPiece. Each stops after the word at which ids.size() reaches `stop_at` (encode_with_limit)
+  // and then returns true.
+  bool encode_plain(std::string_view text, std::vector<uint32_t>& ids, size_t stop_at) const;
+  bool encode_normalized(std::string_view normalized, std::vector<uint32_t>& ids, size_t stop_at) const;
+  bool encode_sequence(std::string_view text, std::vector<uint32_t>& ids,
+                       size_t stop_at = SIZE_MAX) const;
   // Leftmost-longest match of an added token of the given kind at or after `from`.
   bool find_added(std::string_view text, size_t from, bool normalized, size_t& pos, size_t& len,
                   uint32_t& id) const;

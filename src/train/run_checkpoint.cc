@@ -70,9 +70,7 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const mode
   try {
     model::write_model_files(tmp.string(), model, at::kFloat);
     // The tokenizer next to the weights: pipeline("fill-mask", model=dir) needs both.
-    for (const auto& e : fs::directory_iterator(tokenizer_dir)) {
-      if (e.is_regular_file()) write_file_atomic((tmp / e.path().filename()).string(), read_file(e.path().string()));
-    }
+    model::copy_tokenizer_files(tokenizer_dir, tmp.string());
     io::SafetensorsWriter writer;
     writer.set_metadata("format", "bertpt-adamw");
     writer.set_metadata("format_version", "1");

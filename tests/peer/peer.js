@@ -5,8 +5,11 @@
 //        first) and OUT_DIR/tokenizer.json written by HF itself.
 //   node peer.js build OUT_DIR VOCAB_TXT lowercase|cased|lowercase-keep-accents|cased-strip-accents
 //        HF builds a BERT tokenizer over VOCAB_TXT and saves OUT_DIR/tokenizer.json.
-//   node peer.js encode TOKENIZER_JSON INPUT [--no-special-tokens] [--tokens]   ids per line
-//   node peer.js encode-pairs TOKENIZER_JSON INPUT    line "a<TAB>b" -> "ids<TAB>type ids"
+//   node peer.js encode TOKENIZER_JSON INPUT [--no-special-tokens] [--tokens] [--max-length N]
+//        ids per line; with --max-length, truncated to N tokens (special tokens included)
+//   node peer.js encode-pairs TOKENIZER_JSON INPUT [--max-length N]
+//        line "a<TAB>b" -> "ids<TAB>type ids"; with --max-length, the pair is truncated to N tokens
+//        (special tokens included) by the LongestFirst strategy, as transformers' truncation=True
 //   node peer.js decode TOKENIZER_JSON INPUT [--skip-special-tokens]   ids per line -> text
 //   node peer.js normalize MODE INPUT    normalized text of each line, JSON-quoted
 //   node peer.js pretokenize INPUT       pre-tokenized words of each line, as a JSON array
@@ -57,9 +60,22 @@ function write(lines) {
 }
 
 async function main() {
-  const [cmd, ...args] = process.argv.slice(2);
+  const [cmd, ...argv] = process.argv.slice(2);
+  // --max-length takes a value; every other flag stands alone.
+  const args = [];
+  let maxLength = null;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '--max-length') args.push(argv[i]);
+    else if (!/^[0-9]+$/.test(argv[++i] || '')) throw new Error('--max-length needs a number');
+    else maxLength = Number(argv[i]);
+  }
   const flags = new Set(args.filter((a) => a.startsWith('--')));
   const pos = args.filter((a) => !a.startsWith('--'));
+  const load = (file) => {
+    const t = tk.Tokenizer.fromFile(file);
+    if (maxLength !== null) t.setTruncation(maxLength, { strategy: 'LongestFirst' });
+    return t;
+  };
   if (cmd === 'train-bert') {
     const [outDir, mode, ...files] = pos;
     const t = new tk.Tokenizer(tk.WordPiece.empty());
@@ -79,12 +95,12 @@ async function main() {
     fs.mkdirSync(outDir, { recursive: true });
     bert.save(path.join(outDir, 'tokenizer.json'), true);
   } else if (cmd === 'encode') {
-    const t = tk.Tokenizer.fromFile(pos[0]);
+    const t = load(pos[0]);
     const lines = readLines(pos[1]);
     const encs = await t.encodeBatch(lines, { addSpecialTokens: !flags.has('--no-special-tokens') });
     write(encs.map((e) => (flags.has('--tokens') ? e.getTokens() : e.getIds()).join(' ')));
   } else if (cmd === 'encode-pairs') {
-    const t = tk.Tokenizer.fromFile(pos[0]);
+    const t = load(pos[0]);
     const out = [];
     for (const line of readLines(pos[1])) {
       const [a, b] = line.split('\t');

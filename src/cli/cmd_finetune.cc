@@ -1,0 +1,126 @@
+// `bertpt finetune`: sequence classification on a pre-trained BERT (src/train/finetune.h).
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/dist_setup.h"
+#include "cli/train_commands.h"
+#include "common/error.h"
+
+#ifdef BERTPT_HAVE_TORCH
+#include "common/hash.h"
+#include "finetune/metrics.h"
+#include "train/finetune.h"
+#endif
+
+namespace bertpt::cli {
+
+#ifdef BERTPT_HAVE_TORCH
+
+namespace {
+
+void print_report(const nlohmann::json& r) {
+  std::fprintf(stderr, "finetune: best epoch %lld of %zu (by valid %s) -> %s\n", (long long)r["best_epoch"].get<int64_t>(),
+               r["epochs"].size(), r["metric_for_best"].get<std::string>().c_str(), r["best_dir"].get<std::string>().c_str());
+  for (const char* split : {"valid", "test"}) {
+    if (!r.contains(split)) continue;
+    const auto& s = r[split];
+    std::fprintf(stderr, "\n%s (%lld examples; majority-class baseline accuracy %.4f)\n", split,
+                 (long long)s["examples"].get<int64_t>(), s["majority_accuracy"].get<double>());
+    finetune::ClassificationMetrics m;
+    m.examples = s["examples"].get<int64_t>();
+    m.accuracy = s["accuracy"].get<double>();
+    m.macro_precision = s["macro_precision"].get<double>();
+    m.macro_recall = s["macro_recall"].get<double>();
+    m.macro_f1 = s["macro_f1"].get<double>();
+    for (const auto& c : s["per_class"]) {
+      m.per_class.push_back({c["label"].get<std::string>(), c["precision"].get<double>(), c["recall"].get<double>(),
+                             c["f1"].get<double>(), c["support"].get<int64_t>(), c["predicted"].get<int64_t>()});
+    }
+    std::fprintf(stderr, "%s", finetune::format_metrics_table(m).c_str());
+  }
+}
+
+}  // namespace
+
+void add_finetune_command(CLI::App& app) {
+  struct Opts {
+    CommonFlags common;
+    train::FinetuneOptions f;
+    bool no_header = false;
+    DistFlags dist;
+  };
+  auto o = std::make_shared<Opts>();
+  auto& f = o->f;
+  auto* cmd = app.add_subcommand("finetune", "Fine-tune BERT for sequence classification (single texts or pairs)");
+  cmd->add_option("--model", f.model, "Pre-trained checkpoint directory (bertpt or Hugging Face, safetensors), or a preset "
+                                      "(bert-tiny ... bert-base) for a random init with --tokenizer")->required();
+  cmd->add_option("--tokenizer", f.tokenizer, "Tokenizer directory (default: the model directory)");
+  cmd->add_option("--train", f.train, "Labelled training examples: JSONL, CSV or TSV (compressed too)")->required();
+  cmd->add_option("--valid", f.valid, "Labelled validation examples: evaluated every epoch, picks the best epoch");
+  cmd->add_option("--test", f.test, "Labelled test examples: evaluated once with the best model");
+  cmd->add_option("--format", f.data.format, "auto (by extension), jsonl, csv, tsv")->capture_default_str();
+  cmd->add_option("--text-field", f.data.text_field, "Field (JSONL key, CSV/TSV column name or 0-based index) of the text")
+      ->capture_default_str();
+  cmd->add_option("--text-pair-field", f.data.text_pair_field, "Field of the second text, for pair tasks (RTE, MRPC style)");
+  cmd->add_option("--label-field", f.data.label_field, "Field of the label (strings or integers)")->capture_default_str();
+  cmd->add_flag("--no-header", o->no_header, "CSV/TSV files have no header line: fields are 0-based column indices");
+  cmd->add_option("--output-dir", f.output_dir, "Output: best/ (HF model directory), metrics.jsonl, results.json")->required();
+  cmd->add_flag("--overwrite-output-dir", f.overwrite_output_dir, "Replace a fine-tuned model already in --output-dir");
+  cmd->add_option("--epochs", f.epochs, "Passes over the training examples")->capture_default_str();
+  cmd->add_option("--learning-rate", f.learning_rate, "Peak learning rate (linear warmup, then linear decay to 0)")->capture_default_str();
+  cmd->add_option("--per-device-batch-size", f.per_device_batch_size, "Examples per step on each device")->capture_default_str();
+  cmd->add_option("--max-seq-len", f.max_seq_len, "Tokens per example incl. [CLS]/[SEP]; longer ones are truncated "
+                                                  "(pairs longest-first, as Hugging Face)")->capture_default_str();
+  cmd->add_option("--warmup-ratio", f.warmup_ratio, "Share of the steps spent warming up")->capture_default_str();
+  cmd->add_option("--weight-decay", f.weight_decay, "AdamW weight decay (not on biases and LayerNorm)")->capture_default_str();
+  cmd->add_option("--max-grad-norm", f.max_grad_norm, "Gradient clipping (0: none)")->capture_default_str();
+  cmd->add_option("--seed", f.seed, "Seed of the head's init, the example order and dropout")->capture_default_str();
+  cmd->add_option("--metric-for-best", f.metric_for_best, "accuracy or macro_f1 (on --valid)")->capture_default_str();
+  cmd->add_option("--precision", f.precision, "bf16 (autocast) or fp32")->capture_default_str();
+  cmd->add_option("--device", f.device, "cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--threads", f.threads, "CPU threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--eval-batch-size", f.eval_batch_size, "Examples per evaluation batch")->capture_default_str();
+  cmd->add_option("--logging-steps", f.logging_steps, "Log every N steps")->capture_default_str();
+  add_dist_flags(cmd, o->dist);
+  add_common_flags(cmd, o->common);
+  cmd->callback([o] {
+    launch_workers_if_asked(o->dist, o->common.quiet);
+    train::FinetuneOptions opts = o->f;
+    opts.data.header = !o->no_header;
+    opts.validate();
+    nlohmann::json fp = opts.to_json();
+    fp.erase("device");
+    fp.erase("threads");
+    auto collectives = join_process_group(o->dist, opts.device, opts.threads, "the finetune options (data, model, batch, seed)",
+                                          hash64(fp.dump()));
+    const bool quiet = o->common.quiet || (collectives && collectives->rank() != 0);
+    train::FinetuneHooks hooks;
+    hooks.collectives = collectives.get();
+    hooks.on_message = [&](const std::string& m) {
+      if (!quiet) std::fprintf(stderr, "finetune: %s\n", m.c_str());
+    };
+    hooks.on_log = [&](const nlohmann::json& r) {
+      if (!quiet) std::fprintf(stderr, "%s\n", train::format_finetune_log(r).c_str());
+    };
+    train::FinetuneResult r = train::run_finetune(opts, hooks);
+    if (collectives) collectives->verify_parameters_in_sync();
+    if (!quiet) print_report(r.report);
+    if (o->common.json && (!collectives || collectives->rank() == 0)) print_json(r.report);
+  });
+}
+
+#else
+
+void add_finetune_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("finetune", "Fine-tune BERT for classification (needs a build with LibTorch)");
+  cmd->allow_extras();
+  cmd->callback([] {
+    throw BadInput("this bertpt was built without LibTorch, so it cannot fine-tune", "rebuild with -DBERTPT_WITH_TORCH=ON");
+  });
+}
+
+#endif
+
+}  // namespace bertpt::cli
