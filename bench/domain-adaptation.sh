@@ -26,7 +26,7 @@ QUICK=${QUICK:-0}
 if [[ $QUICK == 1 ]]; then
   OUT=${OUT:-runs/domain-adaptation-quick}
   MODEL=${MODEL:-bert-tiny} PRETRAIN_STEPS=${PRETRAIN_STEPS:-60} VOCAB=${VOCAB:-3000}
-  SEEDS=${SEEDS:-1} TASKS=${TASKS:-sms} FT_EPOCHS=${FT_EPOCHS:-2} ARMS=${ARMS:-general scratch}
+  SEEDS=${SEEDS:-1} TASKS=${TASKS:-sms} FT_EPOCHS=${FT_EPOCHS:-2} FT_LR=${FT_LR:-5e-4} ARMS=${ARMS:-general scratch}
   GENERAL_MAX_DOCS=${GENERAL_MAX_DOCS:-3000}
 fi
 OUT=${OUT:-runs/domain-adaptation}
@@ -194,12 +194,11 @@ if has_stage report; then
       for arm in $ARMS; do
         for r in "$OUT"/finetune/"$task"/"$arm"/seed-*/results.json; do
           [[ -s $r ]] || continue
-          # results.json is bertpt's own pretty-printed JSON: one "key": value per line.
+          # results.json (bertpt finetune) has flat keys for scripts, one per line.
           awk -v task="$task" -v arm="$arm" '
-            /"split": "test"/ { t = 1 } /"split": "valid"/ { t = 0 }
-            t && /"accuracy":/ { gsub(/[ ",]/, ""); split($0, a, ":"); acc = a[2] }
-            t && /"macro_f1":/ { gsub(/[ ",]/, ""); split($0, a, ":"); f1 = a[2] }
-            t && /"majority_accuracy":/ { gsub(/[ ",]/, ""); split($0, a, ":"); maj = a[2] }
+            function val() { v = $0; sub(/^[^:]*: */, "", v); sub(/,$/, "", v); return v }
+            /^  "test_accuracy":/ { acc = val() } /^  "test_macro_f1":/ { f1 = val() }
+            /^  "test_majority_accuracy":/ { maj = val() }
             END { print task "\t" arm "\t" acc "\t" f1 "\t" maj }' "$r"
         done
       done

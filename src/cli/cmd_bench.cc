@@ -5,11 +5,13 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/dist_setup.h"
 #include "cli/train_commands.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 
 #ifdef BERTPT_HAVE_TORCH
+#include "common/hash.h"
 #include "train/bench.h"
 #endif
 
@@ -42,6 +44,7 @@ std::vector<int64_t> parse_list(const std::string& text, const char* flag) {
 void add_bench_command(CLI::App& app) {
   struct Opts {
     CommonFlags common;
+    DistFlags dist;
     train::BenchOptions bench;
     std::string seq_lens = "128", batches = "32", out;
   };
@@ -60,20 +63,27 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--peak-tflops", o->bench.peak_tflops,
                   "Peak TFLOP/s for MFU (default: the GEMM rate measured now on CPU, the known peak of the GPU)");
   cmd->add_option("--out", o->out, "Also write the result as JSON to this file (input of bertpt cost --bench)");
+  add_dist_flags(cmd, o->dist);
   add_common_flags(cmd, o->common);
   cmd->callback([o] {
+    launch_workers_if_asked(o->dist, o->common.quiet);
     train::BenchOptions b = o->bench;
     b.seq_lens = parse_list(o->seq_lens, "--seq-len");
     b.batch_sizes = parse_list(o->batches, "--per-device-batch-size");
+    nlohmann::json what = {{"model", b.model}, {"seq", b.seq_lens}, {"batch", b.batch_sizes}, {"precision", b.precision},
+                           {"steps", b.steps}, {"warmup", b.warmup_steps}, {"data", b.data}};
+    auto collectives = join_process_group(o->dist, b.device, b.threads, "the bench options", hash64(what.dump()));
+    b.collectives = collectives.get();
     train::BenchResult r = train::run_bench(b);
+    if (collectives && collectives->rank() != 0) return;  // rank 0 reports for the job
     nlohmann::json j = r.to_json(b);
     if (!o->out.empty()) write_file_atomic(o->out, j.dump(2) + "\n");
     if (o->common.json) {
       print_json(j);
       return;
     }
-    std::printf("%s, %s, %s; peak %.1f GFLOP/s (%s)\n", b.model.c_str(), b.precision.c_str(), b.device.c_str(),
-                r.peak_flops / 1e9, r.peak_source.c_str());
+    std::printf("%s, %s, %s x %d rank%s; peak %.1f GFLOP/s (%s)\n", b.model.c_str(), b.precision.c_str(), b.device.c_str(),
+                r.world_size, r.world_size > 1 ? "s" : "", r.peak_flops / 1e9, r.peak_source.c_str());
     std::printf("FLOPs per step: %s\n", r.flop_formula.c_str());
     std::printf("%7s %6s %12s %18s %10s %12s %12s %7s\n", "seq_len", "batch", "step (s)", "min..max (s)", "seq/s", "tokens/s",
                 "GFLOP/s", "MFU");

@@ -54,6 +54,7 @@ void add_finetune_command(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto& f = o->f;
   auto* cmd = app.add_subcommand("finetune", "Fine-tune BERT for sequence classification (single texts or pairs)");
+  cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated flag: the last wins
   cmd->add_option("--model", f.model, "Pre-trained checkpoint directory (bertpt or Hugging Face, safetensors), or a preset "
                                       "(bert-tiny ... bert-base) for a random init with --tokenizer")->required();
   cmd->add_option("--tokenizer", f.tokenizer, "Tokenizer directory (default: the model directory)");

@@ -23,6 +23,7 @@ void add_predict_command(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   auto& p = o->p;
   auto* cmd = app.add_subcommand("predict", "Classify texts with a fine-tuned model: one JSON line per example");
+  cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated flag: the last wins
   cmd->add_option("--model", p.model, "Fine-tuned classifier directory (bertpt finetune's best/, or transformers')")->required();
   cmd->add_option("--tokenizer", p.tokenizer, "Tokenizer directory (default: the model directory)");
   cmd->add_option("--input", p.input, "Examples: JSONL, CSV or TSV; a label field, when present, is scored")->required();

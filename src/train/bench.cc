@@ -15,6 +15,7 @@
 #include "model/cpu_runtime.h"
 #include "model/torch_compat.h"
 #include "train/adamw.h"
+#include "train/collectives.h"
 #include "train/device.h"
 #include "train/flops.h"
 
@@ -66,6 +67,7 @@ nlohmann::json BenchResult::to_json(const BenchOptions& o) const {
   j["precision"] = o.precision;
   j["device"] = o.device;
   j["data"] = o.data.empty() ? "synthetic" : o.data;
+  j["world_size"] = world_size;
   j["peak_flops"] = peak_flops;
   j["peak_source"] = peak_source;
   j["flop_formula"] = flop_formula;
@@ -115,10 +117,16 @@ BenchResult run_bench(const BenchOptions& o) {
   }
   config.validate();
 
+  SingleProcess single;
+  Collectives& coll = o.collectives ? *o.collectives : single;
+  const int world = coll.world_size();
   BenchResult result;
   PeakFlops peak = peak_flops(device.str(), bf16, o.peak_tflops);
-  result.peak_flops = peak.flops_per_sec;
-  result.peak_source = peak.source;
+  std::vector<double> peaks = {peak.flops_per_sec};
+  coll.sum(peaks);  // every rank's own peak (on CPU: measured while the other ranks measure theirs)
+  result.peak_flops = peaks[0];
+  result.peak_source = world > 1 ? std::to_string(world) + " ranks, each: " + peak.source : peak.source;
+  result.world_size = world;
   result.flop_formula =
       "6 * N_matmul * tokens + 12 * layers * hidden * seq_len * tokens, MLM head (H*H + V*H) counted only at the "
       "masked positions (sparse head)";
@@ -142,7 +150,12 @@ BenchResult run_bench(const BenchOptions& o) {
         model->to(device);
         model->train();
         std::vector<std::pair<std::string, at::Tensor>> named;
-        for (const auto& item : model->named_parameters(true)) named.emplace_back(item.key(), item.value());
+        std::vector<at::Tensor> params;
+        for (const auto& item : model->named_parameters(true)) {
+          named.emplace_back(item.key(), item.value());
+          params.push_back(item.value());
+        }
+        coll.attach_parameters(params);
         AdamW optimizer(named, AdamWOptions{0.9, 0.999, 1e-8, 0.0});
         at::Tensor ids, labels;
         make_batch(o, ds.get(), config.vocab_size, batch, seq_len, ids, labels);
@@ -160,7 +173,9 @@ BenchResult run_bench(const BenchOptions& o) {
             out = model->forward(ids, {}, {}, labels, model::MlmHead::Sparse);
             loss = out.loss_sum * (1.0 / std::max<double>(1.0, double(out.num_masked)));
           }
+          coll.begin_backward(true);
           loss.backward();
+          coll.finish_gradients();
           optimizer.step(1e-5);
           (void)loss.item<float>();  // wait for the device
           double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -168,13 +183,24 @@ BenchResult run_bench(const BenchOptions& o) {
           masked = double(out.num_masked);
         }
         std::sort(times.begin(), times.end());
-        row.step_median_sec = times[times.size() / 2];
-        row.step_min_sec = times.front();
-        row.step_max_sec = times.back();
-        row.seq_per_sec = double(batch) / row.step_median_sec;
+        // The job's numbers: ranks step in lockstep (the all-reduce), so the slowest rank's median
+        // is the job's step time; throughput and FLOPs add up over ranks.
+        std::vector<double> stats = {times[times.size() / 2], times.front(), times.back(), masked};
+        std::vector<double> slowest(size_t(world) * 3, 0.0);
+        for (int k = 0; k < 3; ++k) slowest[size_t(coll.rank() * 3 + k)] = stats[size_t(k)];
+        coll.sum(slowest);
+        std::vector<double> total_masked = {masked};
+        coll.sum(total_masked);
+        for (int r = 0; r < world; ++r) {
+          row.step_median_sec = std::max(row.step_median_sec, slowest[size_t(r * 3)]);
+          row.step_max_sec = std::max(row.step_max_sec, slowest[size_t(r * 3 + 2)]);
+          row.step_min_sec = r == 0 ? slowest[1] : std::min(row.step_min_sec, slowest[size_t(r * 3 + 1)]);
+        }
+        const double global_batch = double(batch) * world;
+        row.seq_per_sec = global_batch / row.step_median_sec;
         row.tokens_per_sec = row.seq_per_sec * double(seq_len);
-        row.masked_per_step = masked;
-        row.flops_per_step = flops.train_flops(double(batch), double(seq_len), masked);
+        row.masked_per_step = total_masked[0];
+        row.flops_per_step = flops.train_flops(global_batch, double(seq_len), total_masked[0]);
         row.flops_per_sec = row.flops_per_step / row.step_median_sec;
         row.mfu = result.peak_flops > 0 ? row.flops_per_sec / result.peak_flops : 0;
       } catch (const std::bad_alloc&) {

@@ -2,6 +2,12 @@
 // timed steps of the real training step (forward with the sparse MLM head, backward, AdamW update)
 // on synthetic or real batches; median and spread of the step time, sequences/s, tokens/s, model
 // FLOP/s and MFU against a stated peak (flops.h). One row per (seq_len, batch) of a sweep.
+//
+// Data-parallel (`--nproc-per-node N`, or under torchrun/mpirun/srun): every rank runs the same
+// step with the gradient all-reduce of `bertpt train` (c10d buckets overlapping backward). Rows
+// then report the whole job: sequences/s and tokens/s summed over ranks, the step time of the
+// slowest rank, and MFU against the sum of the ranks' peaks. An out-of-memory row on one rank ends
+// a distributed sweep (the other ranks would wait for it), unlike a single-process sweep.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +16,8 @@
 #include <vector>
 
 namespace bertpt::train {
+
+class Collectives;
 
 struct BenchOptions {
   std::string model = "bert-base";
@@ -25,6 +33,7 @@ struct BenchOptions {
   std::string data;            // a prepared dataset instead of synthetic batches
   double peak_tflops = 0;      // 0: measured GEMM rate on CPU, known peak on GPU
   uint64_t seed = 34;
+  Collectives* collectives = nullptr;  // nullptr: one process
 };
 
 struct BenchRow {
@@ -40,8 +49,9 @@ struct BenchRow {
 struct BenchResult {
   std::vector<BenchRow> rows;
   size_t fastest = 0;  // index of the row with the most tokens/s
-  double peak_flops = 0;
+  double peak_flops = 0;  // of all ranks together
   std::string peak_source;
+  int world_size = 1;
   std::string flop_formula;
   nlohmann::json to_json(const BenchOptions& options) const;
 };

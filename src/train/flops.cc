@@ -66,8 +66,14 @@ double known_accelerator_peak(const std::string& device_name, bool bf16) {
   };
   // Dense (no sparsity) vendor peaks; SXM parts. fp32 is the non-tensor-core rate, since LibTorch
   // does not use TF32 for matmuls by default.
-  static const Row rows[] = {{"h200", 989, 67}, {"h100", 989, 67}, {"a100", 312, 19.5}, {"v100", 125, 15.7},
-                             {"l4", 121, 30.3},  {"a10", 125, 31.2}, {"l40", 181, 90.5}};
+  // NVIDIA: the data sheets of each part (V100 has no bf16: its fp16 tensor-core rate). Intel Gaudi:
+  // the Gaudi 3 white paper (2024) gives the bf16 MME rates of Gaudi 2 and 3 and no fp32 figure to
+  // compare (0: unknown); first-generation Gaudi (dl1.24xlarge, the guide's) has no published bf16
+  // peak, so MFU there needs --peak-tflops. LibTorch cannot drive Gaudi itself: the rows serve runs
+  // whose device name is given, and the documentation (docs/cost.md).
+  static const Row rows[] = {{"h200", 989, 67},     {"h100", 989, 67},      {"a100", 312, 19.5}, {"v100", 125, 15.7},
+                             {"l4", 121, 30.3},     {"a10", 125, 31.2},     {"l40", 181, 90.5},
+                             {"gaudi3", 1835, 0},   {"gaudi 3", 1835, 0},   {"gaudi2", 432, 0},  {"gaudi 2", 432, 0}};
   for (const auto& r : rows) {
     if (n.find(r.key) != std::string::npos) return (bf16 ? r.bf16_tflops : r.fp32_tflops) * 1e12;
   }

@@ -43,6 +43,9 @@ CommandResult run_shell(const std::string& command);
 // Path of the bertpt binary (env BERTPT_BIN, set by CTest) and of the source tree.
 std::string bertpt_bin();
 std::string source_dir();
+// The project's shared corpora (env BERTPT_SHARED_DATA, else <source>/../shared/data); tests that
+// need them skip when the directory is absent.
+std::string shared_data_dir();
 
 // The message of the BadInput that `f` throws, or "(no error)" when it throws none.
 std::string error_of(const std::function<void()>& f);

@@ -21,7 +21,7 @@ using testing::run_peer;
 using testing::shell_quote;
 using testing::TempDir;
 
-const char* const kRteDir = "/work/shared/data/glue_rte_wnli_resplit/RTE";
+std::string rte_dir() { return testing::shared_data_dir() + "/glue_rte_wnli_resplit/RTE"; }
 
 std::vector<std::string> lines_of(const std::string& s) {
   std::vector<std::string> lines;
@@ -47,10 +47,10 @@ LabeledDataOptions rte_fields() {
 class PeerEncodeExample : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!testing::peer_installed() || !fs::exists(std::string(kRteDir) + "/dev.tsv")) return;
+    if (!testing::peer_installed() || !fs::exists(rte_dir() + "/dev.tsv")) return;
     tmp_ = std::make_unique<TempDir>();
-    fs::copy_file(std::string(kRteDir) + "/train.tsv", tmp_->file("train.tsv"));
-    fs::copy_file(std::string(kRteDir) + "/dev.tsv", tmp_->file("dev.tsv"));
+    fs::copy_file(rte_dir() + "/train.tsv", tmp_->file("train.tsv"));
+    fs::copy_file(rte_dir() + "/dev.tsv", tmp_->file("dev.tsv"));
     std::string corpus;
     for (const Example& e : read_labeled_data(tmp_->file("train.tsv"), rte_fields(), true)) {
       corpus += e.text + "\n" + e.text_pair + "\n";
@@ -83,7 +83,7 @@ class PeerEncodeExample : public ::testing::Test {
 
   void SetUp() override {
     BERTPT_REQUIRE_PEER();
-    if (!tmp_) GTEST_SKIP() << "no RTE data in " << kRteDir;
+    if (!tmp_) GTEST_SKIP() << "no RTE data in " << rte_dir();
     ASSERT_GT(pairs_.size(), 100u);
     for (const Example& e : pairs_) {
       // peer.js reads one example per line, the two sides split at the tab.

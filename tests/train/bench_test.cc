@@ -45,6 +45,23 @@ TEST(Bench, SweepRowsAreConsistentAndFeedCost) {
   EXPECT_NEAR(c["rows"][0]["hours"].get<double>(), 1000.0 * 8 / j["seq_per_sec"].get<double>() / 3600, 1e-9);
 }
 
+TEST(Bench, TwoRanksReportTheWholeJob) {
+  TempDir d;
+  std::string model = testing::write_tiny_config(d, 120, 0.1);
+  auto r = run_bertpt("bench --json --model " + shell_quote(model) +
+                      " --seq-len 16 --per-device-batch-size 4 --steps 2 --warmup-steps 1 --precision fp32"
+                      " --threads 1 --peak-tflops 0.5 --nproc-per-node 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);  // one JSON line: only rank 0 reports
+  EXPECT_EQ(j["world_size"].get<int>(), 2);
+  EXPECT_DOUBLE_EQ(j["peak_flops"].get<double>(), 2 * 0.5e12) << "the peak of both ranks";
+  ASSERT_EQ(j["rows"].size(), 1u);
+  const auto& row = j["rows"][0];
+  // Throughput of the global batch (2 ranks x 4) at the slowest rank's step time.
+  EXPECT_NEAR(row["seq_per_sec"].get<double>(), 8 / row["step_median_sec"].get<double>(), 1e-9 * 8);
+  EXPECT_NEAR(row["mfu"].get<double>(), row["flops_per_sec"].get<double>() / 1e12, 1e-12);
+}
+
 TEST(Bench, BadOptionsAreClearErrors) {
   TempDir d;
   std::string model = testing::write_tiny_config(d, 120, 0.1);

@@ -56,8 +56,8 @@ class FinetuneTest : public ::testing::Test {
     o.valid = dir.file("valid.jsonl");
     o.test = dir.file("test.jsonl");
     o.output_dir = dir.file(out);
-    o.epochs = 6;
-    o.learning_rate = 1e-3;
+    o.epochs = 10;
+    o.learning_rate = 3e-3;
     o.per_device_batch_size = 8;
     o.max_seq_len = 32;
     o.precision = "fp32";
@@ -82,8 +82,8 @@ TEST_F(FinetuneTest, LearnsASeparableTaskAndWritesAHuggingFaceClassifier) {
   EXPECT_GE(rep["valid_accuracy"].get<double>(), 0.999) << rep.dump(2);
   EXPECT_GE(rep["test_accuracy"].get<double>(), 0.999) << rep.dump(2);
   EXPECT_DOUBLE_EQ(rep["test_majority_accuracy"].get<double>(), 0.5);
-  EXPECT_EQ(rep["epochs"].size(), 6u);
-  EXPECT_EQ(rep["steps"].get<int64_t>(), 6 * 8);
+  EXPECT_EQ(rep["epochs"].size(), 10u);
+  EXPECT_EQ(rep["steps"].get<int64_t>(), 10 * 8);
   // The epochs' loss goes down.
   EXPECT_LT(rep["epochs"].back()["train_loss"].get<double>(), rep["epochs"].front()["train_loss"].get<double>());
 
@@ -105,7 +105,7 @@ TEST_F(FinetuneTest, LearnsASeparableTaskAndWritesAHuggingFaceClassifier) {
   std::string line;
   int evals = 0;
   while (std::getline(lines, line)) evals += nlohmann::json::parse(line).contains("valid_accuracy") ? 1 : 0;
-  EXPECT_EQ(evals, 6);
+  EXPECT_EQ(evals, 10);
 }
 
 TEST_F(FinetuneTest, StartsFromAPreTrainedCheckpointAndItsTokenizer) {
@@ -179,6 +179,10 @@ TEST_F(FinetuneTest, SameSeedSameModelAndTwoRanksEqualOneRank) {
   auto a = params("one"), b = params("again"), c = params("two");
   for (const auto& [name, t] : a) {
     EXPECT_TRUE(at::equal(t, b.at(name))) << name << ": the same seed must give the same model";
+    // A key bias adds the same q·b to every score of a softmax row, so its true gradient is 0 and
+    // what it receives is rounding noise, which Adam scales up to full-size steps of either sign:
+    // its values are noise in any run and cannot be compared across batch splits.
+    if (name.find("attention.self.key.bias") != std::string::npos) continue;
     const double scale = t.abs().max().item<double>() + 1e-12;
     EXPECT_LT((t - c.at(name)).abs().max().item<double>() / scale, 1e-4) << name << ": 2 ranks x 4 != 1 rank x 8";
   }

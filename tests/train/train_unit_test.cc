@@ -156,6 +156,9 @@ TEST(Flops, GuideFiguresForBertBase) {
   EXPECT_EQ(known_accelerator_peak("NVIDIA H200", true), 989e12);
   EXPECT_EQ(known_accelerator_peak("NVIDIA A100-SXM4-80GB", true), 312e12);
   EXPECT_EQ(known_accelerator_peak("Tesla V100-SXM2-32GB", true), 125e12);
+  EXPECT_EQ(known_accelerator_peak("Intel Gaudi 2", true), 432e12);
+  EXPECT_EQ(known_accelerator_peak("Intel Gaudi 3 HL-325L", true), 1835e12);
+  EXPECT_EQ(known_accelerator_peak("Intel Gaudi 3", false), 0.0) << "no published fp32 figure";
   EXPECT_EQ(known_accelerator_peak("Some CPU", true), 0.0);
 }
 
