@@ -16,7 +16,8 @@
 # Every stage skips work whose output already exists, so a second run only redoes what is missing.
 #   STAGES="data pretrain finetune report" (default: all)   QUICK=1: the reduced CI version
 #   MODEL, SEQ_LEN, FT_MAX_LEN, PRETRAIN_STEPS, PRETRAIN_BATCH, PRETRAIN_LR, VOCAB, FT_EPOCHS, FT_LR, FT_BATCH,
-#   SEEDS, TASKS, THREADS, OUT, BUILD_DIR, DATA_DIR
+#   SEEDS, TASKS, THREADS, OUT, BUILD_DIR, DATA_DIR; TRAIN_FLAGS / FT_FLAGS: extra flags for every
+#   `bertpt train` / `bertpt finetune` (e.g. "--device cuda --nproc-per-node 8")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD_DIR:-build}
@@ -46,6 +47,8 @@ ARMS=${ARMS:-general in-domain continued scratch}
 THREADS=${THREADS:-0}
 GENERAL_MAX_DOCS=${GENERAL_MAX_DOCS:-0}
 STAGES=${STAGES:-data pretrain finetune report}
+TRAIN_FLAGS=${TRAIN_FLAGS:-}
+FT_FLAGS=${FT_FLAGS:-}
 mkdir -p "$OUT"
 log() { echo "== $*" >&2; }
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
@@ -137,7 +140,7 @@ pretrain() {  # NAME DATASET [extra train flags...]
   "$B" train --model "$MODEL" --data "$OUT/datasets/$data" --output-dir "$run" --max-steps "$PRETRAIN_STEPS" \
     --per-device-batch-size "$PRETRAIN_BATCH" --learning-rate "$PRETRAIN_LR" --warmup-steps $((PRETRAIN_STEPS / 10)) \
     --weight-decay 0.01 --logging-steps $((PRETRAIN_STEPS / 10 > 0 ? PRETRAIN_STEPS / 10 : 1)) --eval-max-batches 20 \
-    --save-steps 0 --save-total-limit 1 --precision bf16 --threads "$THREADS" --resume auto "$@"
+    --save-steps 0 --save-total-limit 1 --precision bf16 --threads "$THREADS" --resume auto $TRAIN_FLAGS "$@"
   timing "pretrain/$name" $(( $(now) - t0 ))
 }
 checkpoint_of() { echo "$OUT/pretrain/$1/checkpoint-$PRETRAIN_STEPS"; }
@@ -179,7 +182,7 @@ if has_stage finetune; then
         # shellcheck disable=SC2046
         "$B" finetune $(arm_model_flags "$arm" "$task") $(task_flags "$task") --output-dir "$dir" --overwrite-output-dir \
           --epochs "$FT_EPOCHS" --learning-rate "$FT_LR" --per-device-batch-size "$FT_BATCH" --max-seq-len "$FT_MAX_LEN" \
-          --warmup-ratio 0.1 --seed "$seed" --metric-for-best macro_f1 --threads "$THREADS" --quiet
+          --warmup-ratio 0.1 --seed "$seed" --metric-for-best macro_f1 --threads "$THREADS" --quiet $FT_FLAGS
         timing "finetune/$task/$arm/seed-$seed" $(( $(now) - t0 ))
       done
     done
@@ -189,7 +192,7 @@ fi
 # ---- report: mean ± std over seeds of the test metrics of each arm's best (by valid macro-F1) model
 if has_stage report; then
   {
-    printf 'task\tarm\tseeds\ttest_accuracy_mean\ttest_accuracy_std\ttest_macro_f1_mean\ttest_macro_f1_std\tmajority_accuracy\n'
+    printf 'task\tarm\tseeds\ttest_accuracy_mean\ttest_accuracy_std\ttest_macro_f1_mean\ttest_macro_f1_std\tmajority_accuracy\tvalid_macro_f1_mean\n'
     for task in $TASKS; do
       for arm in $ARMS; do
         for r in "$OUT"/finetune/"$task"/"$arm"/seed-*/results.json; do
@@ -198,15 +201,15 @@ if has_stage report; then
           awk -v task="$task" -v arm="$arm" '
             function val() { v = $0; sub(/^[^:]*: */, "", v); sub(/,$/, "", v); return v }
             /^  "test_accuracy":/ { acc = val() } /^  "test_macro_f1":/ { f1 = val() }
-            /^  "test_majority_accuracy":/ { maj = val() }
-            END { print task "\t" arm "\t" acc "\t" f1 "\t" maj }' "$r"
+            /^  "test_majority_accuracy":/ { maj = val() } /^  "valid_macro_f1":/ { vf1 = val() }
+            END { print task "\t" arm "\t" acc "\t" f1 "\t" maj "\t" vf1 }' "$r"
         done
       done
     done | awk -F'\t' '
-      { k = $1 "\t" $2; if (!(k in n)) order[++m] = k; n[k]++; sa[k] += $3; qa[k] += $3 * $3; sf[k] += $4; qf[k] += $4 * $4; maj[k] = $5 }
+      { k = $1 "\t" $2; if (!(k in n)) order[++m] = k; n[k]++; sa[k] += $3; qa[k] += $3 * $3; sf[k] += $4; qf[k] += $4 * $4; maj[k] = $5; sv[k] += $6 }
       function sd(s, q, c) { v = c > 1 ? (q - s * s / c) / (c - 1) : 0; return v > 0 ? sqrt(v) : 0 }
       END { for (i = 1; i <= m; i++) { k = order[i]; c = n[k]
-              printf "%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", k, c, sa[k] / c, sd(sa[k], qa[k], c), sf[k] / c, sd(sf[k], qf[k], c), maj[k] } }'
+              printf "%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", k, c, sa[k] / c, sd(sa[k], qa[k], c), sf[k] / c, sd(sf[k], qf[k], c), maj[k], sv[k] / c } }'
   } > "$OUT/summary.tsv"
   log "summary ($OUT/summary.tsv; wall seconds per step in $OUT/timings.tsv)"
   column -t -s $'\t' "$OUT/summary.tsv" 2>/dev/null || cat "$OUT/summary.tsv"
