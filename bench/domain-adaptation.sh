@@ -27,7 +27,7 @@ QUICK=${QUICK:-0}
 if [[ $QUICK == 1 ]]; then
   OUT=${OUT:-runs/domain-adaptation-quick}
   MODEL=${MODEL:-bert-tiny} PRETRAIN_STEPS=${PRETRAIN_STEPS:-60} VOCAB=${VOCAB:-3000}
-  SEEDS=${SEEDS:-1} TASKS=${TASKS:-sms} FT_EPOCHS=${FT_EPOCHS:-2} FT_LR=${FT_LR:-5e-4} ARMS=${ARMS:-general scratch}
+  SEEDS=${SEEDS:-1} TASKS=${TASKS:-sms} FT_EPOCHS=${FT_EPOCHS:-1} FT_LR=${FT_LR:-5e-4} ARMS=${ARMS:-general scratch}
   GENERAL_MAX_DOCS=${GENERAL_MAX_DOCS:-3000}
 fi
 OUT=${OUT:-runs/domain-adaptation}
