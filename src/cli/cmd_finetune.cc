@@ -20,25 +20,15 @@ namespace bertpt::cli {
 
 namespace {
 
-void print_report(const nlohmann::json& r) {
-  std::fprintf(stderr, "finetune: best epoch %lld of %zu (by valid %s) -> %s\n", (long long)r["best_epoch"].get<int64_t>(),
-               r["epochs"].size(), r["metric_for_best"].get<std::string>().c_str(), r["best_dir"].get<std::string>().c_str());
-  for (const char* split : {"valid", "test"}) {
-    if (!r.contains(split)) continue;
-    const auto& s = r[split];
-    std::fprintf(stderr, "\n%s (%lld examples; majority-class baseline accuracy %.4f)\n", split,
-                 (long long)s["examples"].get<int64_t>(), s["majority_accuracy"].get<double>());
-    finetune::ClassificationMetrics m;
-    m.examples = s["examples"].get<int64_t>();
-    m.accuracy = s["accuracy"].get<double>();
-    m.macro_precision = s["macro_precision"].get<double>();
-    m.macro_recall = s["macro_recall"].get<double>();
-    m.macro_f1 = s["macro_f1"].get<double>();
-    for (const auto& c : s["per_class"]) {
-      m.per_class.push_back({c["label"].get<std::string>(), c["precision"].get<double>(), c["recall"].get<double>(),
-                             c["f1"].get<double>(), c["support"].get<int64_t>(), c["predicted"].get<int64_t>()});
-    }
-    std::fprintf(stderr, "%s", finetune::format_metrics_table(m).c_str());
+void print_report(const train::FinetuneResult& result) {
+  const nlohmann::json& r = result.report;
+  std::fprintf(stderr, "finetune: best epoch %lld of %zu (chosen by: %s) -> %s\n", (long long)r["best_epoch"].get<int64_t>(),
+               r["epochs"].size(), ((r.contains("valid") ? "valid " : "") + r["metric_for_best"].get<std::string>()).c_str(),
+               result.best_dir.c_str());
+  for (const auto& s : result.splits) {
+    std::fprintf(stderr, "\n%s (%lld examples; majority-class baseline accuracy %.4f)\n", s.name.c_str(),
+                 (long long)s.examples, s.majority_accuracy);
+    std::fprintf(stderr, "%s", finetune::format_metrics_table(s.metrics).c_str());
   }
 }
 
@@ -107,7 +97,7 @@ void add_finetune_command(CLI::App& app) {
     };
     train::FinetuneResult r = train::run_finetune(opts, hooks);
     if (collectives) collectives->verify_parameters_in_sync();
-    if (!quiet) print_report(r.report);
+    if (!quiet) print_report(r);
     if (o->common.json && (!collectives || collectives->rank() == 0)) print_json(r.report);
   });
 }

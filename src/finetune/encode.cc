@@ -66,4 +66,16 @@ void encode_example(const tokenizer::Tokenizer& tok, std::string_view a, std::st
   tok.post_process(ids_a, has_pair ? &ids_b : nullptr, out.ids, &out.type_ids);
 }
 
+std::vector<EncodedExample> encode_examples(const tokenizer::Tokenizer& tok, const std::vector<Example>& examples,
+                                            bool has_pair, size_t max_len, int64_t* truncated) {
+  std::vector<EncodedExample> out(examples.size());
+  int64_t cut = 0;
+  for (size_t i = 0; i < examples.size(); ++i) {
+    encode_example(tok, examples[i].text, examples[i].text_pair, has_pair, max_len, out[i]);
+    cut += out[i].truncated ? 1 : 0;
+  }
+  if (truncated) *truncated = cut;
+  return out;
+}
+
 }  // namespace bertpt::finetune

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "finetune/labeled_data.h"
 #include "tokenizer/tokenizer.h"
 
 namespace bertpt::finetune {
@@ -38,5 +39,10 @@ std::pair<size_t, size_t> longest_first_lengths(size_t n1, size_t n2, size_t max
 // tokens too; BadInput when it cannot even hold them.
 void encode_example(const tokenizer::Tokenizer& tok, std::string_view a, std::string_view b, bool has_pair,
                     size_t max_len, EncodedExample& out);
+
+// encode_example over `examples` (text, and text_pair when `has_pair`); `truncated`, when given,
+// receives how many were cut.
+std::vector<EncodedExample> encode_examples(const tokenizer::Tokenizer& tok, const std::vector<Example>& examples,
+                                            bool has_pair, size_t max_len, int64_t* truncated = nullptr);
 
 }  // namespace bertpt::finetune

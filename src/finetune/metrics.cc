@@ -47,13 +47,13 @@ double ClassificationMetrics::get(const std::string& metric) const {
 ConfusionMatrix::ConfusionMatrix(size_t num_classes)
     : counts_(num_classes, std::vector<int64_t>(num_classes, 0)) {}
 
-void ConfusionMatrix::add(int64_t gold, int64_t predicted) {
+void ConfusionMatrix::add(int64_t gold, int64_t predicted, int64_t count) {
   const auto n = int64_t(counts_.size());
   if (gold < 0 || gold >= n || predicted < 0 || predicted >= n) {
     throw Error(Error::Kind::Internal, "ConfusionMatrix::add(" + std::to_string(gold) + ", " +
                                            std::to_string(predicted) + ") outside " + std::to_string(n) + " classes");
   }
-  ++counts_[size_t(gold)][size_t(predicted)];
+  counts_[size_t(gold)][size_t(predicted)] += count;
 }
 
 ClassificationMetrics ConfusionMatrix::metrics(const std::vector<std::string>& labels) const {

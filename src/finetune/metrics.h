@@ -38,7 +38,7 @@ struct ClassificationMetrics {
 class ConfusionMatrix {
  public:
   explicit ConfusionMatrix(size_t num_classes);
-  void add(int64_t gold, int64_t predicted);  // ids in [0, num_classes)
+  void add(int64_t gold, int64_t predicted, int64_t count = 1);  // ids in [0, num_classes)
   // `labels[i]` names class i (labels.size() == num_classes).
   ClassificationMetrics metrics(const std::vector<std::string>& labels) const;
   const std::vector<std::vector<int64_t>>& counts() const { return counts_; }

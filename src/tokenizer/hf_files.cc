@@ -387,6 +387,12 @@ Tokenizer parse_tokenizer_json(std::string_view json_text, const std::string& so
   }
 }
 
+bool has_tokenizer_files(const std::string& dir) {
+  std::error_code ec;
+  return std::filesystem::exists(std::filesystem::path(dir) / "tokenizer.json", ec) ||
+         std::filesystem::exists(std::filesystem::path(dir) / "vocab.txt", ec);
+}
+
 Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_options) {
   std::error_code ec;
   const bool is_dir = fs::is_directory(path, ec);

@@ -25,6 +25,9 @@ struct VocabTxtOptions {
 // `path`: a directory (its tokenizer.json, else its vocab.txt), a tokenizer.json or a vocab.txt.
 Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_options = {});
 
+// Whether `dir` holds a tokenizer load_tokenizer can read (tokenizer.json or vocab.txt).
+bool has_tokenizer_files(const std::string& dir);
+
 // Parses tokenizer.json text; `source` names it in errors.
 Tokenizer parse_tokenizer_json(std::string_view json_text, const std::string& source);
 

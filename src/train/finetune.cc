@@ -80,11 +80,6 @@ namespace {
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-bool has_tokenizer_files(const std::string& dir) {
-  std::error_code ec;
-  return fs::exists(fs::path(dir) / "tokenizer.json", ec) || fs::exists(fs::path(dir) / "vocab.txt", ec);
-}
-
 // One labelled split, read, mapped to class ids and encoded.
 struct Split {
   std::string path;
@@ -100,12 +95,7 @@ Split load_split(const std::string& path, const finetune::LabeledDataOptions& da
   s.path = path;
   s.examples = finetune::read_labeled_data(path, data, /*require_label=*/true);
   if (labels) s.labels = labels->ids_of(s.examples, path);
-  const bool pair = !data.text_pair_field.empty();
-  s.encoded.resize(s.examples.size());
-  for (size_t i = 0; i < s.examples.size(); ++i) {
-    finetune::encode_example(tok, s.examples[i].text, s.examples[i].text_pair, pair, size_t(max_len), s.encoded[i]);
-    s.truncated += s.encoded[i].truncated ? 1 : 0;
-  }
+  s.encoded = finetune::encode_examples(tok, s.examples, !data.text_pair_field.empty(), size_t(max_len), &s.truncated);
   return s;
 }
 
@@ -143,9 +133,7 @@ SplitEval evaluate_split(model::BertForSequenceClassificationImpl& model, const 
   finetune::ConfusionMatrix cm(k);
   int64_t hits = 0;
   for (size_t g = 0; g < k; ++g) {
-    for (size_t q = 0; q < k; ++q) {
-      for (int64_t c = 0; c < int64_t(counts[g * k + q]); ++c) cm.add(int64_t(g), int64_t(q));
-    }
+    for (size_t q = 0; q < k; ++q) cm.add(int64_t(g), int64_t(q), int64_t(counts[g * k + q]));
   }
   for (int64_t l : split.labels) hits += l == majority ? 1 : 0;
   SplitEval e;
@@ -168,11 +156,16 @@ uint64_t dropout_seed(uint64_t seed, int64_t step, int rank) {
 
 std::string format_finetune_log(const nlohmann::json& r) {
   char buf[512];
-  if (r.contains("valid_accuracy")) {
-    std::snprintf(buf, sizeof buf, "epoch %lld | valid accuracy %.4f | macro-F1 %.4f%s",
-                  (long long)r.value("epoch", int64_t(0)), r["valid_accuracy"].get<double>(),
-                  r["valid_macro_f1"].get<double>(), r.value("best", false) ? " | best so far" : "");
-    return buf;
+  if (r.contains("train_loss")) {  // an epoch record
+    std::string line = "epoch " + std::to_string(r.value("epoch", int64_t(0)));
+    std::snprintf(buf, sizeof buf, " | train loss %.4f", r["train_loss"].get<double>());
+    line += buf;
+    if (r.contains("valid_accuracy")) {
+      std::snprintf(buf, sizeof buf, " | valid accuracy %.4f | macro-F1 %.4f", r["valid_accuracy"].get<double>(),
+                    r["valid_macro_f1"].get<double>());
+      line += buf;
+    }
+    return line + (r.value("best", false) && r.contains("valid_accuracy") ? " | best so far" : "");
   }
   std::snprintf(buf, sizeof buf, "step %lld/%lld | epoch %.2f | loss %.4f | lr %.3g | %.1f examples/s",
                 (long long)r.value("step", int64_t(0)), (long long)r.value("max_steps", int64_t(0)), r.value("epoch", 0.0),
@@ -204,7 +197,7 @@ FinetuneResult run_finetune(const FinetuneOptions& options, const FinetuneHooks&
       throw BadInput("--model " + o.model + " is not a checkpoint directory, so it has no tokenizer",
                      "for a randomly initialised model (a preset), pass --tokenizer DIR");
     }
-    if (!has_tokenizer_files(o.model)) {
+    if (!tokenizer::has_tokenizer_files(o.model)) {
       throw BadInput("model directory " + o.model + " has no tokenizer (tokenizer.json or vocab.txt)",
                      "pass --tokenizer DIR with the tokenizer the model was pre-trained with");
     }
@@ -428,6 +421,7 @@ FinetuneResult run_finetune(const FinetuneOptions& options, const FinetuneHooks&
     if (!*split) continue;
     const std::string name = split == &valid ? "valid" : "test";
     SplitEval e = evaluate_split(*model, **split, labels, majority, co, coll);
+    result.splits.push_back({name, int64_t((*split)->examples.size()), e.metrics, e.majority_accuracy});
     r[name] = eval_json(e);
     r[name]["examples"] = (*split)->examples.size();
     r[name + "_accuracy"] = e.metrics.accuracy;

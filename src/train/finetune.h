@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "finetune/labeled_data.h"
+#include "finetune/metrics.h"
 
 namespace bertpt::train {
 
@@ -64,8 +65,17 @@ struct FinetuneHooks {
   std::function<void(const nlohmann::json&)> on_log;   // every metrics.jsonl record
 };
 
+// The best model on one labelled split.
+struct SplitReport {
+  std::string name;  // "valid" or "test"
+  int64_t examples = 0;
+  finetune::ClassificationMetrics metrics;
+  double majority_accuracy = 0;  // predicting the most frequent training label for everything
+};
+
 struct FinetuneResult {
-  nlohmann::json report;  // results.json
+  nlohmann::json report;           // results.json
+  std::vector<SplitReport> splits; // valid, test: those given
   std::string best_dir;
 };
 

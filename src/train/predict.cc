@@ -32,8 +32,7 @@ PredictSummary run_predict(const PredictOptions& o) {
   set_threads(o.threads);
   const std::string device = normalize_device(o.device);
 
-  const std::string weights = model::checkpoint_weights_path(o.model);  // clear errors for a bad directory
-  (void)weights;
+  model::checkpoint_weights_path(o.model);  // a missing or pytorch_model.bin-only directory: its clear error first
   const std::string config_path = (fs::path(o.model) / "config.json").string();
   nlohmann::json config_json;
   try {
@@ -49,9 +48,8 @@ PredictSummary run_predict(const PredictOptions& o) {
   model::BertConfig config;
   model::BertForSequenceClassification model =
       model::load_sequence_classifier(o.model, int64_t(labels.size()), &config);
-  std::error_code ec;
   const std::string tok_dir = o.tokenizer.empty() ? o.model : o.tokenizer;
-  if (o.tokenizer.empty() && !fs::exists(fs::path(o.model) / "tokenizer.json", ec) && !fs::exists(fs::path(o.model) / "vocab.txt", ec)) {
+  if (o.tokenizer.empty() && !tokenizer::has_tokenizer_files(o.model)) {
     throw BadInput("model directory " + o.model + " has no tokenizer (tokenizer.json or vocab.txt)", "pass --tokenizer DIR");
   }
   const tokenizer::Tokenizer tok = tokenizer::load_tokenizer(tok_dir);
@@ -67,13 +65,9 @@ PredictSummary run_predict(const PredictOptions& o) {
   model->to(at::Device(device));
 
   const std::vector<finetune::Example> examples = finetune::read_labeled_data(o.input, o.data, /*require_label=*/false);
-  const bool pair = !o.data.text_pair_field.empty();
-  std::vector<finetune::EncodedExample> encoded(examples.size());
   PredictSummary summary;
-  for (size_t i = 0; i < examples.size(); ++i) {
-    finetune::encode_example(tok, examples[i].text, examples[i].text_pair, pair, size_t(max_len), encoded[i]);
-    summary.truncated += encoded[i].truncated ? 1 : 0;
-  }
+  const std::vector<finetune::EncodedExample> encoded =
+      finetune::encode_examples(tok, examples, !o.data.text_pair_field.empty(), size_t(max_len), &summary.truncated);
   std::vector<size_t> all(examples.size());
   std::iota(all.begin(), all.end(), size_t(0));
   ClassifyOptions co;
