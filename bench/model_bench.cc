@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  model::keep_freed_memory_mapped();
+  model::use_block_cache_for_cpu_tensors();
   at::set_num_threads(threads > 0 ? threads : model::available_cpus());
   const bool bf16 = precision == "bf16";
 

@@ -41,7 +41,7 @@ void add_eval_command(CLI::App& app) {
     if (o->precision != "fp32" && o->precision != "bf16") throw BadInput("--precision must be fp32 or bf16");
     if (o->eval.batch_size <= 0) throw BadInput("--batch-size must be > 0");
     o->eval.bf16 = o->precision == "bf16";
-    train::set_threads(o->threads);
+    train::setup_cpu_runtime(o->threads);
     o->eval.device = train::normalize_device(o->eval.device);
     train::EvalResult r = train::evaluate_checkpoint(o->model, o->data, o->split, o->eval);
     if (!o->common.quiet) {

@@ -33,7 +33,7 @@ void add_fill_mask_command(CLI::App& app) {
   add_common_flags(cmd, o->common);
   cmd->callback([o] {
     if (o->top_k <= 0) throw BadInput("--top-k must be > 0");
-    train::set_threads(o->threads);
+    train::setup_cpu_runtime(o->threads);
     train::FillMasker masker(o->model, o->tokenizer, train::normalize_device(o->device));
     nlohmann::json out = nlohmann::json::array();
     for (const auto& text : o->texts) {

@@ -2,25 +2,39 @@
 
 #include <sched.h>
 
-#include <climits>
+#include <cstdlib>
+#include <cstring>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+#include "model/torch_compat.h"
 
 namespace bertpt::model {
 
-bool keep_freed_memory_mapped() {
-#if defined(__GLIBC__)
-  // M_MMAP_MAX 0: large blocks come from the heap too. M_TRIM_THRESHOLD: never give the top of the
-  // heap back. M_TOP_PAD: grow the heap in 64 MB steps instead of a page at a time.
-  bool ok = mallopt(M_MMAP_MAX, 0) == 1;
-  ok = mallopt(M_TRIM_THRESHOLD, INT_MAX) == 1 && ok;
-  ok = mallopt(M_TOP_PAD, 64 << 20) == 1 && ok;
-  return ok;
-#else
-  return false;
-#endif
+namespace {
+
+// Never destroyed: tensors may be freed by static destructors after main() returns.
+BlockCache* g_cache = nullptr;
+
+void* cache_allocate(std::size_t bytes) { return g_cache->allocate(bytes); }
+bool cache_release(void* p) { return g_cache->release(p); }
+
+bool install() {
+  const char* env = std::getenv("BERTPT_CPU_BLOCK_CACHE");
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  g_cache = new BlockCache();
+  torch_compat::set_cpu_allocator(&cache_allocate, &cache_release, /*min_bytes=*/std::size_t(1) << 20);
+  return true;
+}
+
+}  // namespace
+
+bool use_block_cache_for_cpu_tensors() {
+  static const bool installed = install();  // thread-safe, once
+  return installed;
+}
+
+std::optional<BlockCache::Stats> cpu_block_cache_stats() {
+  if (g_cache == nullptr) return std::nullopt;
+  return g_cache->stats();
 }
 
 int available_cpus() {

@@ -1,16 +1,20 @@
-// Process-wide settings a CPU training run needs. Plain C++ (no LibTorch); call once at start-up,
-// before the first step.
+// Process-wide settings a CPU training run needs; call once at start-up, before the first step.
 #pragma once
+
+#include <optional>
+
+#include "model/block_cache.h"
 
 namespace bertpt::model {
 
-// Keeps freed memory in the process instead of returning it to the kernel. glibc serves blocks
-// above 32 MB with mmap and unmaps them on free, so every step re-faults its big tensors page by
-// page (the 32000×768 embedding gradient alone: ~0.6 s per step on this VM, against ~15 ms once
-// the pages stay mapped). This turns mmap off and trimming down, so the steady-state step reuses
-// the heap. Memory use then stays at the peak of a step (which training reaches every step
-// anyway). No effect with other C libraries. Returns whether the settings were applied.
-bool keep_freed_memory_mapped();
+// Serves LibTorch's CPU tensors of 1 MiB and more from a process-wide BlockCache (block_cache.h):
+// a training step then reuses the same mapped memory every step instead of page-faulting its big
+// tensors in again (measured in docs/benchmarks.md). Idempotent. BERTPT_CPU_BLOCK_CACHE=0 in the
+// environment leaves LibTorch's own allocator in place. Returns whether the cache is in use.
+bool use_block_cache_for_cpu_tensors();
+
+// The cache's counters, when use_block_cache_for_cpu_tensors() installed it.
+std::optional<BlockCache::Stats> cpu_block_cache_stats();
 
 // The number of CPUs this process may run on (sched_getaffinity), at least 1. LibTorch's own
 // default counts physical cores through cpuinfo and picks 1 on some VMs.

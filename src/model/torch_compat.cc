@@ -1,6 +1,12 @@
 #include "model/torch_compat.h"
 
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
 #include <ATen/autocast_mode.h>
+#include <c10/core/Allocator.h>
+#include <c10/core/CPUAllocator.h>
 #include <torch/version.h>
 
 #if TORCH_VERSION_MAJOR >= 2
@@ -107,6 +113,51 @@ at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k
   return std::get<0>(at::_scaled_dot_product_attention(q, k, v, mask, dropout_p, /*need_attn_weights=*/false,
                                                        /*is_causal=*/false));
 #endif
+}
+
+namespace {
+
+RawAllocateFn g_allocate = nullptr;
+RawReleaseFn g_release = nullptr;
+std::size_t g_min_bytes = 0;
+
+void release(void* p) {
+  if (!g_release(p)) std::free(p);
+}
+
+class RoutingCpuAllocator final : public c10::Allocator {
+ public:
+  // 1.13 – 2.2 declare `allocate(size_t) const`, 2.3+ `allocate(size_t)`: defining both overrides
+  // whichever this LibTorch has (neither is marked override for that reason).
+  c10::DataPtr allocate(std::size_t n) const { return make(n); }
+  c10::DataPtr allocate(std::size_t n) { return make(n); }
+  // Pure virtual since 2.3, absent before.
+  void copy_data(void* dest, const void* src, std::size_t count) const { std::memcpy(dest, src, count); }
+  c10::DeleterFnPtr raw_deleter() const override { return &release; }
+
+ private:
+  static c10::DataPtr make(std::size_t n) {
+    const c10::Device cpu(c10::DeviceType::CPU);
+    if (n >= g_min_bytes) {
+      void* p = g_allocate(n);
+      return {p, p, &release, cpu};
+    }
+    void* p = nullptr;
+    // 64 bytes: the alignment LibTorch's own CPU allocator guarantees and its kernels assume.
+    if (posix_memalign(&p, 64, n == 0 ? 64 : n) != 0) throw std::bad_alloc();
+    return {p, p, &release, cpu};
+  }
+};
+
+}  // namespace
+
+void set_cpu_allocator(RawAllocateFn allocate, RawReleaseFn release, std::size_t min_bytes) {
+  // The deleters are plain functions, so tensors freed during exit still find their way back.
+  static RoutingCpuAllocator allocator;
+  g_allocate = allocate;
+  g_release = release;
+  g_min_bytes = min_bytes;
+  c10::SetCPUAllocator(&allocator, /*priority=*/100);
 }
 
 }  // namespace bertpt::torch_compat

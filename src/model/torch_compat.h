@@ -2,6 +2,7 @@
 // builds). Everything else includes only stable LibTorch headers.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include <ATen/core/Tensor.h>
@@ -52,5 +53,15 @@ bool has_fused_sdpa(c10::DeviceType device_type);
 // Returns [B, nh, T, hd].
 at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                         const at::Tensor& additive_mask, double dropout_p);
+
+// Makes LibTorch allocate every new CPU tensor of at least `min_bytes` with `allocate` (smaller ones:
+// 64-byte aligned malloc, as LibTorch's default does). One deleter serves both, as LibTorch's raw
+// allocation API requires: `release` returns false for a pointer that is not its own, which then
+// goes to free(). Tensors that
+// already exist keep their own deleter. The Allocator interface changed in 2.3 (allocate() lost its
+// const, copy_data() became pure virtual): the adapter class lives in torch_compat.cc.
+using RawAllocateFn = void* (*)(std::size_t bytes);
+using RawReleaseFn = bool (*)(void* p);
+void set_cpu_allocator(RawAllocateFn allocate, RawReleaseFn release, std::size_t min_bytes);
 
 }  // namespace bertpt::torch_compat

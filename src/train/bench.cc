@@ -103,8 +103,7 @@ BenchResult run_bench(const BenchOptions& o) {
   if (o.steps < 1 || o.warmup_steps < 0) throw BadInput("--steps must be at least 1 and --warmup-steps at least 0");
   if (o.precision != "bf16" && o.precision != "fp32") throw BadInput("--precision must be bf16 or fp32");
   const bool bf16 = o.precision == "bf16";
-  set_threads(o.threads);
-  model::keep_freed_memory_mapped();
+  setup_cpu_runtime(o.threads);
   const at::Device device(normalize_device(o.device));
 
   std::unique_ptr<data::Dataset> ds;

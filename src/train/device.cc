@@ -10,10 +10,11 @@
 
 namespace bertpt::train {
 
-void set_threads(int n) {
-  if (n < 0) throw BadInput("--threads must be >= 0");
+void setup_cpu_runtime(int threads) {
+  if (threads < 0) throw BadInput("--threads must be >= 0");
   // 0 means every CPU this process may use: Debian's LibTorch otherwise starts with one thread.
-  at::set_num_threads(n > 0 ? n : model::available_cpus());
+  at::set_num_threads(threads > 0 ? threads : model::available_cpus());
+  model::use_block_cache_for_cpu_tensors();
 }
 
 std::string normalize_device(const std::string& text) {

@@ -184,7 +184,7 @@ FinetuneResult run_finetune(const FinetuneOptions& options, const FinetuneHooks&
   auto message = [&](const std::string& m) {
     if (main && hooks.on_message) hooks.on_message(m);
   };
-  set_threads(o.threads);
+  setup_cpu_runtime(o.threads);
   const at::Device device(normalize_device(o.device));
   const bool bf16 = o.precision == "bf16";
   std::error_code ec;

@@ -29,7 +29,7 @@ PredictSummary run_predict(const PredictOptions& o) {
   if (o.input.empty()) throw BadInput("--input is required");
   if (o.batch_size <= 0) throw BadInput("--batch-size must be > 0");
   if (o.precision != "bf16" && o.precision != "fp32") throw BadInput("--precision must be bf16 or fp32");
-  set_threads(o.threads);
+  setup_cpu_runtime(o.threads);
   const std::string device = normalize_device(o.device);
 
   model::checkpoint_weights_path(o.model);  // a missing or pytorch_model.bin-only directory: its clear error first

@@ -173,7 +173,7 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
     if (main && hooks.on_message) hooks.on_message(m);
   };
 
-  set_threads(o.threads);
+  setup_cpu_runtime(o.threads);
   const at::Device device(normalize_device(o.device));
   const bool bf16 = o.precision == "bf16";
 
