@@ -112,6 +112,7 @@ int run_workers(const LaunchOptions& o) {
       std::fprintf(stderr, "bertpt launcher: cannot run %s: %s\n", cargv[0], std::strerror(errno));
       std::_Exit(127);
     }
+    ::setpgid(pid, pid);  // also here, so the group exists before any signal_all (as shells do)
     workers[size_t(i)] = {pid, rank, true};
   }
   if (!o.quiet) {
@@ -120,9 +121,11 @@ int run_workers(const LaunchOptions& o) {
                  o.master_addr.c_str(), port);
   }
 
+  // Signals each running worker's whole process group: a worker that is a wrapper script (or
+  // starts helpers) takes its children with it, instead of leaving them holding the job's output.
   auto signal_all = [&](int sig) {
     for (auto& w : workers) {
-      if (w.running) ::kill(w.pid, sig);
+      if (w.running) ::kill(-w.pid, sig);
     }
   };
 

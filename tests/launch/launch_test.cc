@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -98,6 +99,31 @@ TEST(Launcher, OneFailingWorkerStopsTheOthersQuickly) {
   auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(run_workers(o), 3);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(15));
+}
+
+// A process that has exited (or is a zombie waiting for its parent) counts as gone.
+bool process_gone(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return true;
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+}
+
+TEST(Launcher, StoppingAWorkerAlsoStopsItsChildren) {
+  // The workers are wrapper scripts whose real work is a child process: when rank 1 fails, the
+  // others' children must go too (their whole process group is signalled), not live on as orphans.
+  TempDir d;
+  auto o = shell_workers("if [ \"$RANK\" = 1 ]; then while [ ! -s " + d.path() + "/child0 ]; do sleep 0.05; done; exit 3; fi; "
+                         "sleep 60 & echo $! > " + d.path() + "/child$RANK.tmp; mv " + d.path() + "/child$RANK.tmp " + d.path() +
+                         "/child$RANK; wait",
+                         2);
+  EXPECT_EQ(run_workers(o), 3);
+  const pid_t child = static_cast<pid_t>(std::stol(slurp(d.file("child0"))));
+  bool gone = false;
+  for (int i = 0; i < 100 && !(gone = process_gone(child)); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(gone) << "the child of rank 0 (pid " << child << ") outlived the job";
+  if (!gone) ::kill(child, SIGKILL);
 }
 
 TEST(Launcher, WorkerKilledBySignalIsReported) {
