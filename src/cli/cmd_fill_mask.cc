@@ -18,25 +18,33 @@ void add_fill_mask_command(CLI::App& app) {
   struct Opts {
     CommonFlags common;
     std::string model, tokenizer, device = "cpu";
-    std::vector<std::string> texts;
     int top_k = 5, threads = 0;
   };
   auto o = std::make_shared<Opts>();
-  auto* cmd = app.add_subcommand("fill-mask", "Top-k predictions for each [MASK] in a text (any HF BERT MaskedLM checkpoint)");
+  auto* cmd = app.add_subcommand("fill-mask",
+                                 "Top-k predictions for each [MASK] in a text (any HF BERT MaskedLM checkpoint).\n"
+                                 "Usage: bertpt fill-mask --model DIR [options] TEXT...");
 #ifdef BERTPT_HAVE_TORCH
   cmd->add_option("--model", o->model, "Checkpoint directory (config.json + model.safetensors + tokenizer files)")->required();
-  cmd->add_option("texts", o->texts, "Texts with [MASK] tokens")->required();
+  // The texts are taken as the command's extra arguments, not as a CLI11 list option: CLI11 reads
+  // an argument in brackets ("[MASK] is [MASK]") as a "[a,b]" list, strips them and splits at commas.
+  cmd->allow_extras();
   cmd->add_option("--tokenizer", o->tokenizer, "Tokenizer directory, when it is not in the model directory");
   cmd->add_option("--top-k", o->top_k, "Predictions per [MASK]")->capture_default_str();
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
   add_common_flags(cmd, o->common);
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
+    const std::vector<std::string> texts = cmd->remaining();
+    for (const auto& t : texts) {
+      if (t.size() > 1 && t[0] == '-') throw BadInput("fill-mask: unknown option " + t, "see bertpt fill-mask --help");
+    }
+    if (texts.empty()) throw BadInput("fill-mask: no text given", "bertpt fill-mask --model DIR \"The capital of France is [MASK].\"");
     if (o->top_k <= 0) throw BadInput("--top-k must be > 0");
     train::setup_cpu_runtime(o->threads);
     train::FillMasker masker(o->model, o->tokenizer, train::normalize_device(o->device));
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& text : o->texts) {
+    for (const auto& text : texts) {
       train::FillMaskResult r = masker.run(text, o->top_k);
       nlohmann::json masks = nlohmann::json::array();
       if (!o->common.json) std::printf("%s\n", text.c_str());

@@ -32,6 +32,15 @@ std::string cleanup_decoded(std::string piece) {
   return piece;
 }
 
+std::string clean_up_tokenization(std::string text) {
+  static constexpr std::string_view kRules[][2] = {
+      {" .", "."},  {" ?", "?"},    {" !", "!"},   {" ,", ","},   {" ' ", "'"},
+      {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"},
+  };
+  for (const auto& rule : kRules) replace_all(text, rule[0], rule[1]);
+  return text;
+}
+
 void wordpiece_decode(const std::vector<std::string_view>& tokens,
                       const WordPieceDecoderOptions& options, std::string& out) {
   std::string piece;

@@ -23,4 +23,11 @@ void wordpiece_decode(const std::vector<std::string_view>& tokens,
 // " 've" -> "'ve", " 're" -> "'re" (each replacement over the whole piece, in this order).
 std::string cleanup_decoded(std::string piece);
 
+// transformers' PreTrainedTokenizerBase.clean_up_tokenization, which Python's tokenizer.decode()
+// (and so the fill-mask pipeline) applies to the whole decoded string on top of the decoder above
+// when tokenizer_config.json says "clean_up_tokenization_spaces": true. Unlike the per-token
+// clean-up it sees across token boundaries: "don ' t" -> "don't". Rules, in order: " ." " ?" " !"
+// " ," " ' " " n't" " 'm" " 's" " 've" " 're".
+std::string clean_up_tokenization(std::string text);
+
 }  // namespace bertpt::tokenizer

@@ -393,6 +393,20 @@ bool has_tokenizer_files(const std::string& dir) {
          std::filesystem::exists(std::filesystem::path(dir) / "vocab.txt", ec);
 }
 
+bool clean_up_tokenization_spaces(const std::string& dir) {
+  const fs::path file = fs::path(dir) / "tokenizer_config.json";
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return true;
+  const nlohmann::json j = nlohmann::json::parse(read_file(file.string()), nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) throw BadInput(file.string() + ": not a JSON object", "restore it from the model's source");
+  const auto it = j.find("clean_up_tokenization_spaces");
+  if (it == j.end() || it->is_null()) return true;
+  if (!it->is_boolean()) {
+    throw BadInput(file.string() + ": field 'clean_up_tokenization_spaces' must be true or false");
+  }
+  return it->get<bool>();
+}
+
 Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_options) {
   std::error_code ec;
   const bool is_dir = fs::is_directory(path, ec);

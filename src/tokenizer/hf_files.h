@@ -28,6 +28,11 @@ Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_o
 // Whether `dir` holds a tokenizer load_tokenizer can read (tokenizer.json or vocab.txt).
 bool has_tokenizer_files(const std::string& dir);
 
+// The "clean_up_tokenization_spaces" of `dir`/tokenizer_config.json: whether transformers cleans the
+// text that decode() returns (decoder.h, clean_up_tokenization). Absent file or field: true, the
+// default of BertTokenizer(Fast).
+bool clean_up_tokenization_spaces(const std::string& dir);
+
 // Parses tokenizer.json text; `source` names it in errors.
 Tokenizer parse_tokenizer_json(std::string_view json_text, const std::string& source);
 

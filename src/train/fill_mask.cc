@@ -15,7 +15,15 @@ namespace fs = std::filesystem;
 struct FillMasker::Impl {
   model::BertForMaskedLM model{nullptr};
   std::unique_ptr<tokenizer::Tokenizer> tok;
+  bool clean_up = true;  // tokenizer_config.json's clean_up_tokenization_spaces
   at::Device device{at::kCPU};
+
+  // What transformers' tokenizer.decode() returns: the tokenizer's decoder, then the Python-side
+  // clean-up of the whole string.
+  std::string decode(const std::vector<uint32_t>& ids, bool skip_special_tokens) const {
+    std::string text = tok->decode(ids, skip_special_tokens);
+    return clean_up ? tokenizer::clean_up_tokenization(std::move(text)) : text;
+  }
 };
 
 FillMasker::FillMasker(const std::string& model_dir, const std::string& tokenizer_dir, const std::string& device)
@@ -30,6 +38,7 @@ FillMasker::FillMasker(const std::string& model_dir, const std::string& tokenize
   }
   impl_->model = model::load_pretrained(model_dir, impl_->device);
   impl_->tok = std::make_unique<tokenizer::Tokenizer>(tokenizer::load_tokenizer(tdir));
+  impl_->clean_up = tokenizer::clean_up_tokenization_spaces(tdir);
   if (int64_t(impl_->tok->vocab_size()) > impl_->model->config().vocab_size) {
     throw BadInput("vocabulary mismatch: the tokenizer in " + tdir + " has " + std::to_string(impl_->tok->vocab_size()) +
                        " tokens but the model has vocab_size " + std::to_string(impl_->model->config().vocab_size),
@@ -64,6 +73,9 @@ FillMaskResult FillMasker::run(const std::string& text, int top_k) const {
   at::Tensor input = at::tensor(ids64, at::kLong).unsqueeze(0).to(impl_->device);  // [1, T]
   at::Tensor logits = impl_->model->logits(input);                                   // [1, T, V]
   const int k = std::max(1, std::min<int>(top_k, int(config.vocab_size)));
+  // As the fill-mask pipeline: with one mask the sequence is plain text; with several, the special
+  // tokens stay so the other [MASK]s remain visible.
+  const bool skip_special = r.mask_positions.size() == 1;
   for (int64_t pos : r.mask_positions) {
     at::Tensor probs = logits[0][pos].to(at::kFloat).softmax(-1);  // [V]
     auto [values, indices] = probs.topk(k);
@@ -74,10 +86,10 @@ FillMaskResult FillMasker::run(const std::string& text, int top_k) const {
       FillMaskPrediction p;
       p.token = indices[i].item<int64_t>();
       p.score = values[i].item<double>();
-      p.token_str = tok.decode({uint32_t(p.token)}, /*skip_special_tokens=*/false);
+      p.token_str = impl_->decode({uint32_t(p.token)}, /*skip_special_tokens=*/false);
       std::vector<uint32_t> filled = ids;
       filled[size_t(pos)] = uint32_t(p.token);
-      p.sequence = tok.decode(filled, /*skip_special_tokens=*/true);
+      p.sequence = impl_->decode(filled, skip_special);
       preds.push_back(std::move(p));
     }
     r.predictions.push_back(std::move(preds));

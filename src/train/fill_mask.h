@@ -15,7 +15,8 @@ struct FillMaskPrediction {
   int64_t token = 0;       // id
   std::string token_str;   // decode([id])
   double score = 0;        // softmax probability
-  std::string sequence;    // the text decoded with this token in place of the [MASK] (special tokens skipped)
+  std::string sequence;    // the text with this token in place of the [MASK], decoded as transformers' fill-mask
+                           // pipeline does (special tokens skipped only when the text has one mask)
 };
 
 struct FillMaskResult {

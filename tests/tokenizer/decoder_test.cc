@@ -37,5 +37,16 @@ TEST(Decoder, CleanupAppliesWithinOneToken) {
   EXPECT_EQ(cleanup_decoded("x"), "x");
 }
 
+TEST(Decoder, TransformersCleanUpSeesAcrossTokens) {
+  // What Python's tokenizer.decode() adds on top of the decoder: "don ' t" (the decoder's output for
+  // don / ' / t) becomes "don't"; quotes lose both spaces, as transformers' rule " ' " -> "'" does.
+  EXPECT_EQ(clean_up_tokenization(dec({"i", "don", "'", "t", "know", "."})), "i don't know.");
+  EXPECT_EQ(clean_up_tokenization(dec({"he", "said", "'", "hello", "'", "to", "me"})), "he said'hello'to me");
+  EXPECT_EQ(clean_up_tokenization("a . b ? c ! d , e"), "a. b? c! d, e");
+  EXPECT_EQ(clean_up_tokenization("i do not"), "i do not");  // the decoder's " do not" rule is not one of these
+  EXPECT_EQ(clean_up_tokenization(" n't 'm 's 've 're"), "n't'm's've're");
+  EXPECT_EQ(clean_up_tokenization(""), "");
+}
+
 }  // namespace
 }  // namespace bertpt::tokenizer

@@ -72,6 +72,22 @@ TEST(HfFiles, SavedCompanionFiles) {
   EXPECT_EQ(cfg["added_tokens_decoder"]["3"]["content"], "[SEP]");
 }
 
+TEST(HfFiles, CleanUpTokenizationSpacesFromTokenizerConfig) {
+  TempDir dir;
+  EXPECT_TRUE(clean_up_tokenization_spaces(dir.path()));  // no tokenizer_config.json: BERT's default
+  save_bert_tokenizer(dir.path(), kVocab, NormalizerOptions{});
+  EXPECT_TRUE(clean_up_tokenization_spaces(dir.path()));  // ours say true, like BertTokenizerFast
+  write_file(dir.file("tokenizer_config.json"), R"({"clean_up_tokenization_spaces": false})");
+  EXPECT_FALSE(clean_up_tokenization_spaces(dir.path()));
+  write_file(dir.file("tokenizer_config.json"), R"({"do_lower_case": true})");
+  EXPECT_TRUE(clean_up_tokenization_spaces(dir.path()));
+  write_file(dir.file("tokenizer_config.json"), R"({"clean_up_tokenization_spaces": "yes"})");
+  EXPECT_NE(error_of([&] { clean_up_tokenization_spaces(dir.path()); }).find("clean_up_tokenization_spaces"),
+            std::string::npos);
+  write_file(dir.file("tokenizer_config.json"), "{not json");
+  EXPECT_NE(error_of([&] { clean_up_tokenization_spaces(dir.path()); }).find("tokenizer_config.json"), std::string::npos);
+}
+
 TEST(HfFiles, RoundTripThroughTokenizerJson) {
   TempDir dir;
   save_bert_tokenizer(dir.path(), kVocab, NormalizerOptions{});

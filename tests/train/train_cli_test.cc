@@ -120,6 +120,20 @@ TEST_F(TrainCliTest, ConfigFileAndFlagsThenEvalFillMaskPlot) {
   }
   EXPECT_GT(preds[0]["score"].get<double>(), preds[2]["score"].get<double>() - 1e-12);
   EXPECT_LE(total, 1.0 + 1e-6);
+  // Several texts, one that CLI11 would read as a "[a,b]" list, and the pipeline's multi-mask form:
+  // with more than one [MASK] the sequence keeps the special tokens.
+  auto multi = run_bertpt("fill-mask --model " + shell_quote(ck) + " --json '[MASK] sat, [MASK]' 'the [MASK].'");
+  ASSERT_EQ(multi.exit_code, 0) << multi.err;
+  auto mj = nlohmann::json::parse(multi.out);
+  ASSERT_EQ(mj["results"].size(), 2u);
+  EXPECT_EQ(mj["results"][0]["text"], "[MASK] sat, [MASK]");
+  ASSERT_EQ(mj["results"][0]["masks"].size(), 2u);
+  EXPECT_EQ(mj["results"][0]["masks"][0]["predictions"][0]["sequence"].get<std::string>().rfind("[CLS] ", 0), 0u);
+  EXPECT_EQ(mj["results"][1]["masks"][0]["predictions"][0]["sequence"].get<std::string>().find("[CLS]"),
+            std::string::npos);
+  auto unknown = run_bertpt("fill-mask --model " + shell_quote(ck) + " --bogus 'the [MASK].'");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("unknown option --bogus"), std::string::npos) << unknown.err;
   auto nomask = run_bertpt("fill-mask --model " + shell_quote(ck) + " 'no mask here'");
   EXPECT_EQ(nomask.exit_code, 1);
   EXPECT_NE(nomask.err.find("[MASK]"), std::string::npos) << nomask.err;
