@@ -1,6 +1,7 @@
 #include "model/ops.h"
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -10,6 +11,12 @@
 #include <torch/csrc/autograd/custom_function.h>
 
 #include "model/torch_compat.h"
+
+// at::parallel_for is a header template: with LibTorch's OpenMP backend it runs in parallel only in
+// a translation unit compiled with OpenMP, and silently runs on one thread otherwise.
+#if AT_PARALLEL_OPENMP && !defined(_OPENMP)
+#error "src/model/ops.cc must be compiled with -fopenmp (CMakeLists.txt), or its kernels run on one thread"
+#endif
 
 namespace bertpt::model::ops {
 
@@ -69,21 +76,42 @@ struct MaskKey {
   double scale;        // 1 / (1 - p)
 };
 
-// out[i] = keep(i) ? in[i] * scale : 0 for contiguous buffers. Elements 2j and 2j+1 use the low and
-// high 16 bits of one hash of the pair index j.
+// The 32 random bits of element pair j: elements 2j and 2j+1 use the low and high 16 bits.
+inline uint32_t pair_bits(uint32_t j_lo, uint32_t hi_term, uint32_t k1) { return mix32(mix32(j_lo ^ k1) ^ hi_term); }
+inline uint32_t hi_term_of(uint64_t j, uint32_t k2) { return static_cast<uint32_t>(j >> 32) * 0x9E3779B9U + k2; }
+
+// bf16 rounding of a float as c10::BFloat16 does it (nearest, ties to even; NaN -> 0x7FC0), written
+// branch-free so the loop below vectorizes (the c10 conversion does not).
+inline uint32_t float_bits_to_bf16(uint32_t u) {
+  const uint32_t rounded = (u + 0x7FFFU + ((u >> 16) & 1U)) >> 16;
+  return (u & 0x7FFFFFFFU) > 0x7F800000U ? 0x7FC0U : rounded;
+}
+
+inline float bits_to_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+inline uint32_t float_to_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// out[i] = keep(i) ? in[i] * scale : 0 for contiguous buffers.
 template <typename T>
 void apply_mask(const T* in, T* out, int64_t n, const MaskKey& key) {
   using acc_t = std::conditional_t<std::is_same<T, double>::value, double, float>;
   const acc_t scale = static_cast<acc_t>(key.scale);
-  const uint32_t thr = key.threshold, k1 = key.k1, k2 = key.k2;
-  auto bits = [&](int64_t j) {
-    return mix32(mix32(static_cast<uint32_t>(j) ^ k1) ^
-                 (static_cast<uint32_t>(static_cast<uint64_t>(j) >> 32) * 0x9E3779B9U + k2));
-  };
+  const uint32_t thr = key.threshold, k1 = key.k1;
   const int64_t pairs = n / 2;
-  at::parallel_for(0, pairs, 1 << 14, [&](int64_t begin, int64_t end) {
+  // Captured by value: through references the scalars could alias the output and be reloaded on
+  // every element, which stops vectorization.
+  const uint32_t k2 = key.k2;
+  at::parallel_for(0, pairs, 1 << 14, [=](int64_t begin, int64_t end) {
     for (int64_t j = begin; j < end; ++j) {
-      const uint32_t h = bits(j);
+      const uint32_t h = pair_bits(static_cast<uint32_t>(j), hi_term_of(j, k2), k1);
       const acc_t s0 = (h & 0xFFFFU) >= thr ? scale : acc_t(0);
       const acc_t s1 = (h >> 16) >= thr ? scale : acc_t(0);
       out[2 * j] = static_cast<T>(static_cast<acc_t>(in[2 * j]) * s0);
@@ -91,13 +119,78 @@ void apply_mask(const T* in, T* out, int64_t n, const MaskKey& key) {
     }
   });
   if (n % 2) {
-    const uint32_t h = bits(pairs);
+    const uint32_t h = pair_bits(static_cast<uint32_t>(pairs), hi_term_of(pairs, k2), k1);
     out[n - 1] = static_cast<T>(static_cast<acc_t>(in[n - 1]) * ((h & 0xFFFFU) >= thr ? scale : acc_t(0)));
+  }
+}
+
+// bf16 pairs [begin, end): a pair of elements is one 32-bit word; both halves are widened to float
+// by a shift, scaled, and rounded back. A plain function of locals so that the loop vectorizes, and
+// cloned per instruction set: the two integer hashes per pair need AVX2's 32-bit multiply to be cheap.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void mask_bf16_pairs(const uint32_t* __restrict in, uint32_t* __restrict out, int64_t begin, int64_t end,
+                     uint32_t k1, uint32_t k2, uint32_t thr, float scale) {
+  for (int64_t j = begin; j < end; ++j) {
+    const uint32_t word = in[j];
+    const uint32_t h = pair_bits(static_cast<uint32_t>(j), hi_term_of(j, k2), k1);
+    const float s0 = (h & 0xFFFFU) >= thr ? scale : 0.0f;
+    const float s1 = (h >> 16) >= thr ? scale : 0.0f;
+    const uint32_t lo = float_bits_to_bf16(float_to_bits(bits_to_float(word << 16) * s0));
+    const uint32_t hi = float_bits_to_bf16(float_to_bits(bits_to_float(word & 0xFFFF0000U) * s1));
+    out[j] = lo | (hi << 16);
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void mask_float_pairs(const float* __restrict in, float* __restrict out, int64_t begin, int64_t end,
+                      uint32_t k1, uint32_t k2, uint32_t thr, float scale) {
+  for (int64_t j = begin; j < end; ++j) {
+    const uint32_t h = pair_bits(static_cast<uint32_t>(j), hi_term_of(j, k2), k1);
+    out[2 * j] = in[2 * j] * ((h & 0xFFFFU) >= thr ? scale : 0.0f);
+    out[2 * j + 1] = in[2 * j + 1] * ((h >> 16) >= thr ? scale : 0.0f);
+  }
+}
+
+template <>
+void apply_mask<float>(const float* in, float* out, int64_t n, const MaskKey& key) {
+  const float scale = static_cast<float>(key.scale);
+  const uint32_t thr = key.threshold, k1 = key.k1, k2 = key.k2;
+  const int64_t pairs = n / 2;
+  at::parallel_for(0, pairs, 1 << 14, [=](int64_t begin, int64_t end) {
+    mask_float_pairs(in, out, begin, end, k1, k2, thr, scale);
+  });
+  if (n % 2) {
+    const uint32_t h = pair_bits(static_cast<uint32_t>(pairs), hi_term_of(pairs, k2), k1);
+    out[n - 1] = in[n - 1] * ((h & 0xFFFFU) >= thr ? scale : 0.0f);
+  }
+}
+
+// Same results as the generic version (tests/model: Bf16DropoutIsFloatDropoutRounded), several
+// times faster.
+template <>
+void apply_mask<c10::BFloat16>(const c10::BFloat16* in, c10::BFloat16* out, int64_t n, const MaskKey& key) {
+  const float scale = static_cast<float>(key.scale);
+  const uint32_t thr = key.threshold, k1 = key.k1, k2 = key.k2;
+  const int64_t pairs = n / 2;
+  // 4-byte aligned: masked() copies a view that starts at an odd element.
+  const auto* in_words = reinterpret_cast<const uint32_t*>(in);
+  auto* out_words = reinterpret_cast<uint32_t*>(out);
+  at::parallel_for(0, pairs, 1 << 14, [=](int64_t begin, int64_t end) {
+    mask_bf16_pairs(in_words, out_words, begin, end, k1, k2, thr, scale);
+  });
+  if (n % 2) {
+    const uint32_t h = pair_bits(static_cast<uint32_t>(pairs), hi_term_of(pairs, k2), k1);
+    out[n - 1] = static_cast<c10::BFloat16>(static_cast<float>(in[n - 1]) * ((h & 0xFFFFU) >= thr ? scale : 0.0f));
   }
 }
 
 at::Tensor masked(const at::Tensor& x, const MaskKey& key) {
   at::Tensor in = x.contiguous();
+  if (reinterpret_cast<uintptr_t>(in.data_ptr()) % 4 != 0) in = in.clone();  // bf16 reads element pairs as words
   at::Tensor out = at::empty_like(in, at::MemoryFormat::Contiguous);
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, in.scalar_type(), "bertpt_dropout", [&] {
     apply_mask<scalar_t>(in.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), in.numel(), key);

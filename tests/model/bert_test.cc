@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/optim/adamw.h>
@@ -550,6 +552,32 @@ TEST(Ops, DropoutIsReproducibleAndThreadCountIndependent) {
   EXPECT_EQ(a.scalar_type(), at::kBFloat16);
   at::Tensor c = ops::dropout(x, 0.3, true);  // next draw: a different mask
   EXPECT_FALSE(at::equal(a, c));
+}
+
+TEST(Ops, Bf16DropoutIsFloatDropoutRounded) {
+  // The same draw masks both dtypes alike, and a kept bf16 element is float(x) * scale rounded to
+  // nearest-even, as c10::BFloat16 rounds; NaN stays NaN, infinities stay infinite.
+  at::Tensor x = at::randn({37, 1001}).to(at::kBFloat16);
+  x[0][0] = std::numeric_limits<float>::quiet_NaN();
+  x[0][1] = std::numeric_limits<float>::infinity();
+  x[0][2] = -std::numeric_limits<float>::infinity();
+  x[0][3] = 3.3895e38f;  // near bf16's largest: scaled, it rounds up to infinity
+  torch::manual_seed(21);
+  at::Tensor b = ops::dropout(x, 0.25, true);
+  torch::manual_seed(21);
+  at::Tensor f = ops::dropout(x.to(at::kFloat), 0.25, true).to(at::kBFloat16);
+  EXPECT_TRUE(at::equal(b.isnan(), f.isnan()));
+  at::Tensor ok = b.isnan().logical_not();
+  EXPECT_TRUE(at::equal(b.masked_select(ok), f.masked_select(ok)));
+
+  // A view starting at an odd element (not word-aligned) is masked like its contiguous copy.
+  at::Tensor view = x.reshape({-1}).narrow(0, 1, 5001);
+  torch::manual_seed(22);
+  at::Tensor v = ops::dropout(view, 0.25, true);
+  torch::manual_seed(22);
+  at::Tensor c = ops::dropout(view.clone(), 0.25, true);
+  EXPECT_TRUE(at::equal(v.isnan(), c.isnan()));
+  EXPECT_TRUE(at::equal(v.masked_select(v.isnan().logical_not()), c.masked_select(c.isnan().logical_not())));
 }
 
 TEST(Ops, LinearGradientsAreContiguousAndInTheParameterDtype) {
