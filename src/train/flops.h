@@ -47,9 +47,9 @@ double known_accelerator_peak(const std::string& device_name, bool bf16);
 
 // Measures the GEMM rate LibTorch reaches on `device` ("cpu", "cuda:0") in `dtype_bf16` or fp32
 // with the current thread settings: a [2048, 768] x [768, 3072] product repeated for about
-// `seconds` (after a warm-up). This is the CPU "peak" for MFU: the rate the hardware + LibTorch
-// actually deliver for the dominant op of a BERT step.
-double measure_gemm_flops(const std::string& device, bool bf16, double seconds = 0.3);
+// `seconds` (after a warm-up), the best of five rounds. This is the CPU "peak" for MFU: the rate the
+// hardware + LibTorch actually deliver for the dominant op of a BERT step.
+double measure_gemm_flops(const std::string& device, bool bf16, double seconds = 0.6);
 
 // The peak for MFU: `override_tflops` when > 0; on CUDA the table above (by the device name), else
 // a measured GEMM rate; on CPU the measured GEMM rate.
