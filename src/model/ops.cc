@@ -7,16 +7,10 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
-#include <ATen/Parallel.h>
 #include <torch/csrc/autograd/custom_function.h>
 
+#include "model/cpu_kernel.h"
 #include "model/torch_compat.h"
-
-// at::parallel_for is a header template: with LibTorch's OpenMP backend it runs in parallel only in
-// a translation unit compiled with OpenMP, and silently runs on one thread otherwise.
-#if AT_PARALLEL_OPENMP && !defined(_OPENMP)
-#error "src/model/ops.cc must be compiled with -fopenmp (CMakeLists.txt), or its kernels run on one thread"
-#endif
 
 namespace bertpt::model::ops {
 
@@ -125,11 +119,9 @@ void apply_mask(const T* in, T* out, int64_t n, const MaskKey& key) {
 }
 
 // bf16 pairs [begin, end): a pair of elements is one 32-bit word; both halves are widened to float
-// by a shift, scaled, and rounded back. A plain function of locals so that the loop vectorizes, and
-// cloned per instruction set: the two integer hashes per pair need AVX2's 32-bit multiply to be cheap.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
+// by a shift, scaled, and rounded back. Cloned per instruction set: the two integer hashes per pair
+// need AVX2's 32-bit multiply to be cheap.
+BERTPT_VECTOR_CLONES
 void mask_bf16_pairs(const uint32_t* __restrict in, uint32_t* __restrict out, int64_t begin, int64_t end,
                      uint32_t k1, uint32_t k2, uint32_t thr, float scale) {
   for (int64_t j = begin; j < end; ++j) {
@@ -143,9 +135,7 @@ void mask_bf16_pairs(const uint32_t* __restrict in, uint32_t* __restrict out, in
   }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
+BERTPT_VECTOR_CLONES
 void mask_float_pairs(const float* __restrict in, float* __restrict out, int64_t begin, int64_t end,
                       uint32_t k1, uint32_t k2, uint32_t thr, float scale) {
   for (int64_t j = begin; j < end; ++j) {

@@ -6,8 +6,45 @@
 #include <ATen/ATen.h>
 
 #include "common/error.h"
+#include "model/cpu_kernel.h"
 
 namespace bertpt::train {
+
+namespace {
+
+// The per-step scalars of one update, as the fp32 values torch's ops use on fp32 tensors.
+struct AdamWScalars {
+  float decay_factor;  // 1 - lr * weight_decay (1 in the no-decay group)
+  float beta1, one_minus_beta1, beta2, one_minus_beta2;
+  float bias_correction2_sqrt, eps, neg_step_size;
+};
+
+// One AdamW update of n fp32 elements in a single pass over memory, the same operations in the same
+// order as the tensor-op version below (torch.optim.AdamW's single-tensor path; equal to rounding, tested): one read of p, g,
+// m, v and one write of p, m, v instead of ~8 passes and two temporaries. Memory-bound: for
+// bert-base this is the difference between ~1 s and ~0.1 s per step on 2 cores.
+BERTPT_VECTOR_CLONES
+void adamw_cpu_range(float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v,
+                     int64_t n, AdamWScalars s) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float gi = g[i];
+    const float mi = m[i] * s.beta1 + s.one_minus_beta1 * gi;
+    const float vi = v[i] * s.beta2 + s.one_minus_beta2 * gi * gi;  // addcmul: (value * t1) * t2
+    m[i] = mi;
+    v[i] = vi;
+    const float denom = std::sqrt(vi) / s.bias_correction2_sqrt + s.eps;
+    p[i] = p[i] * s.decay_factor + s.neg_step_size * mi / denom;  // addcdiv: (value * t1) / t2
+  }
+}
+
+bool fusable_on_cpu(const at::Tensor& p, const at::Tensor& g, const at::Tensor& m, const at::Tensor& v) {
+  for (const at::Tensor* t : {&p, &g, &m, &v}) {
+    if (!t->device().is_cpu() || t->scalar_type() != at::kFloat || !t->is_contiguous()) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 bool is_no_decay_parameter(const std::string& name) {
   return name.find("bias") != std::string::npos || name.find("LayerNorm.") != std::string::npos;
@@ -46,7 +83,21 @@ void AdamW::step(double lr) {
   for (auto& s : slots_) {
     const at::Tensor& g = s.param.grad();
     if (!g.defined()) continue;
-    if (s.decay && options_.weight_decay != 0.0) s.param.mul_(1.0 - lr * options_.weight_decay);
+    const bool decay = s.decay && options_.weight_decay != 0.0;
+    if (fusable_on_cpu(s.param, g, s.exp_avg, s.exp_avg_sq)) {
+      const AdamWScalars k{decay ? float(1.0 - lr * options_.weight_decay) : 1.0f,
+                           float(b1), float(1.0 - b1), float(b2), float(1.0 - b2),
+                           float(bc2_sqrt), float(options_.eps), float(-step_size)};
+      float* p = s.param.data_ptr<float>();
+      const float* gp = g.data_ptr<float>();
+      float* m = s.exp_avg.data_ptr<float>();
+      float* v = s.exp_avg_sq.data_ptr<float>();
+      at::parallel_for(0, s.param.numel(), 1 << 15, [=](int64_t begin, int64_t end) {
+        adamw_cpu_range(p + begin, gp + begin, m + begin, v + begin, end - begin, k);
+      });
+      continue;
+    }
+    if (decay) s.param.mul_(1.0 - lr * options_.weight_decay);
     s.exp_avg.mul_(b1).add_(g, 1.0 - b1);
     s.exp_avg_sq.mul_(b2).addcmul_(g, g, 1.0 - b2);
     at::Tensor denom = (s.exp_avg_sq.sqrt() / bc2_sqrt).add_(options_.eps);
