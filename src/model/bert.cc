@@ -316,6 +316,12 @@ int64_t count_parameters(const torch::nn::Module& model) {
   return n;
 }
 
+std::vector<std::pair<std::string, at::Tensor>> named_parameter_list(const torch::nn::Module& model) {
+  std::vector<std::pair<std::string, at::Tensor>> named;
+  for (const auto& item : model.named_parameters(/*recurse=*/true)) named.emplace_back(item.key(), item.value());
+  return named;
+}
+
 at::Tensor additive_attention_mask(const at::Tensor& attention_mask) {
   // -(2 - 2^-7) · 2^127: the lowest finite bf16, exactly representable in fp32.
   constexpr double kLowest = -3.3895313892515355e38;

@@ -196,6 +196,10 @@ void init_bert_weights(torch::nn::Module& model, const BertConfig& config);
 // The number of parameters (each tensor once: the tied decoder is not counted twice).
 int64_t count_parameters(const torch::nn::Module& model);
 
+// (HF name, parameter) for every parameter, in registration order: what the optimizer and the
+// gradient all-reduce are built from.
+std::vector<std::pair<std::string, at::Tensor>> named_parameter_list(const torch::nn::Module& model);
+
 // [B, T] mask (1 = attend) -> [B, 1, 1, T] fp32 additive mask: 0 where attended, and the most
 // negative finite bf16 value where masked (finite in fp32 and bf16, so a fully masked row gives a
 // uniform softmax instead of NaN; far enough below any score to vanish after exp()).

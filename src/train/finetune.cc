@@ -261,12 +261,8 @@ FinetuneResult run_finetune(const FinetuneOptions& options, const FinetuneHooks&
   config.extra["problem_type"] = "\"single_label_classification\"";
   model->to(device);
   model->train();
-  std::vector<std::pair<std::string, at::Tensor>> named;
-  std::vector<at::Tensor> params;
-  for (const auto& item : model->named_parameters(/*recurse=*/true)) {
-    named.emplace_back(item.key(), item.value());
-    params.push_back(item.value());
-  }
+  const std::vector<std::pair<std::string, at::Tensor>> named = model::named_parameter_list(*model);
+  const std::vector<at::Tensor> params = model->parameters();  // the same tensors, in the same order
   coll.attach_parameters(params);
   AdamW optimizer(named, AdamWOptions{0.9, 0.999, 1e-8, o.weight_decay});
 

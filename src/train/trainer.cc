@@ -276,12 +276,8 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
   model->bert->set_attention_kernel(parse_attention(o.attention));
   model->to(device);
   model->train();
-  std::vector<std::pair<std::string, at::Tensor>> named;
-  std::vector<at::Tensor> params;
-  for (const auto& item : model->named_parameters(/*recurse=*/true)) {
-    named.emplace_back(item.key(), item.value());
-    params.push_back(item.value());
-  }
+  const std::vector<std::pair<std::string, at::Tensor>> named = model::named_parameter_list(*model);
+  const std::vector<at::Tensor> params = model->parameters();  // the same tensors, in the same order
   coll.attach_parameters(params);
   AdamW optimizer(named, AdamWOptions{o.adam_beta1, o.adam_beta2, o.adam_epsilon, o.weight_decay});
 
