@@ -13,6 +13,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/hash.h"
+#include "common/jsonl_log.h"
 #include "finetune/encode.h"
 #include "finetune/label_map.h"
 #include "finetune/metrics.h"
@@ -291,15 +292,10 @@ FinetuneResult run_finetune(const FinetuneOptions& options, const FinetuneHooks&
     write_file_atomic((out / "metrics.jsonl").string(), "");
   }
   coll.barrier();
-  std::FILE* metrics = main ? std::fopen((out / "metrics.jsonl").c_str(), "a") : nullptr;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> metrics_closer(metrics, [](std::FILE* f) { return f ? std::fclose(f) : 0; });
+  JsonlLog metrics((out / "metrics.jsonl").string(), main);
   auto log = [&](const nlohmann::json& r) {
     if (!main) return;
-    const std::string line = r.dump() + "\n";
-    if (metrics) {
-      std::fwrite(line.data(), 1, line.size(), metrics);
-      std::fflush(metrics);
-    }
+    metrics.write(r);
     if (hooks.on_log) hooks.on_log(r);
   };
   message("training: " + std::to_string(o.epochs) + " epochs x " + std::to_string(steps_per_epoch) + " steps, global batch " +

@@ -16,6 +16,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/hash.h"
+#include "common/jsonl_log.h"
 #include "common/progress.h"
 #include "data/dataset.h"
 #include "model/bert.h"
@@ -104,26 +105,6 @@ bool is_out_of_memory(const std::string& what) {
                  "lower --per-device-batch-size and raise --grad-accum by the same factor: the global batch (and the "
                  "result) stays the same");
 }
-
-class MetricsLog {
- public:
-  MetricsLog(const std::string& path, bool enabled) {
-    if (enabled) file_ = std::fopen(path.c_str(), "a");
-    if (enabled && !file_) throw BadInput("cannot open " + path + " for writing");
-  }
-  ~MetricsLog() {
-    if (file_) std::fclose(file_);
-  }
-  void write(const nlohmann::json& j) {
-    if (!file_) return;
-    std::string line = j.dump() + "\n";
-    std::fwrite(line.data(), 1, line.size(), file_);
-    std::fflush(file_);
-  }
-
- private:
-  std::FILE* file_ = nullptr;
-};
 
 // JSON numbers must be finite.
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
@@ -305,7 +286,7 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
     truncate_metrics(metrics_path, step);
   }
   coll.barrier();
-  MetricsLog metrics(metrics_path, main);
+  JsonlLog metrics(metrics_path, main);
 
   // ---- cost and MFU references
   double price = o.price_per_hour;
