@@ -118,8 +118,8 @@ void apply_mask(const T* in, T* out, int64_t n, const MaskKey& key) {
   }
 }
 
-// bf16 pairs [begin, end): a pair of elements is one 32-bit word; both halves are widened to float
-// by a shift, scaled, and rounded back. Cloned per instruction set: the two integer hashes per pair
+// bf16 pairs [begin, end): a pair of elements is one 32-bit word (little-endian: element 2j is the
+// low half); both halves are widened to float by a shift, scaled, and rounded back. Cloned per instruction set: the two integer hashes per pair
 // need AVX2's 32-bit multiply to be cheap.
 BERTPT_VECTOR_CLONES
 void mask_bf16_pairs(const uint32_t* __restrict in, uint32_t* __restrict out, int64_t begin, int64_t end,
