@@ -21,8 +21,8 @@ struct AdamWScalars {
 
 // One AdamW update of n fp32 elements in a single pass over memory, the same operations in the same
 // order as the tensor-op version below (torch.optim.AdamW's single-tensor path; equal to rounding, tested): one read of p, g,
-// m, v and one write of p, m, v instead of ~8 passes and two temporaries. Memory-bound: for
-// bert-base this is the difference between ~1 s and ~0.1 s per step on 2 cores.
+// m, v and one write of p, m, v instead of ~8 passes and two temporaries. Memory-bound: it took
+// a bert-base step on 2 cores from 4.79 to 3.94 s (docs/benchmarks.md).
 BERTPT_VECTOR_CLONES
 void adamw_cpu_range(float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v,
                      int64_t n, AdamWScalars s) {
