@@ -19,10 +19,10 @@ struct AdamWScalars {
   float bias_correction2_sqrt, eps, neg_step_size;
 };
 
-// One AdamW update of n fp32 elements in a single pass over memory, the same operations in the same
-// order as the tensor-op version below (torch.optim.AdamW's single-tensor path; equal to rounding, tested): one read of p, g,
-// m, v and one write of p, m, v instead of ~8 passes and two temporaries. Memory-bound: it took
-// a bert-base step on 2 cores from 4.79 to 3.94 s (docs/benchmarks.md).
+// One AdamW update of n fp32 elements in a single pass over memory: the operations of the tensor-op
+// version below (torch.optim.AdamW's single-tensor path) in the same order, equal to rounding
+// (tested). One read of p, g, m, v and one write of p, m, v instead of ~8 passes and two
+// temporaries; memory-bound, it took a bert-base step on 2 cores from 4.79 to 3.94 s.
 BERTPT_VECTOR_CLONES
 void adamw_cpu_range(float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v,
                      int64_t n, AdamWScalars s) {
