@@ -93,34 +93,33 @@ inline uint32_t float_to_bits(float f) {
   return u;
 }
 
-// out[i] = keep(i) ? in[i] * scale : 0 for contiguous buffers.
+// Element pairs [begin, end) of a contiguous buffer: out[i] = keep(i) ? in[i] * scale : 0. The
+// generic loop (double, half); float and bf16 have vectorized overloads below.
 template <typename T>
-void apply_mask(const T* in, T* out, int64_t n, const MaskKey& key) {
+void mask_pairs(const T* in, T* out, int64_t begin, int64_t end, uint32_t k1, uint32_t k2, uint32_t thr, double scale) {
   using acc_t = std::conditional_t<std::is_same<T, double>::value, double, float>;
-  const acc_t scale = static_cast<acc_t>(key.scale);
-  const uint32_t thr = key.threshold, k1 = key.k1;
-  const int64_t pairs = n / 2;
-  // Captured by value: through references the scalars could alias the output and be reloaded on
-  // every element, which stops vectorization.
-  const uint32_t k2 = key.k2;
-  at::parallel_for(0, pairs, 1 << 14, [=](int64_t begin, int64_t end) {
-    for (int64_t j = begin; j < end; ++j) {
-      const uint32_t h = pair_bits(static_cast<uint32_t>(j), hi_term_of(j, k2), k1);
-      const acc_t s0 = (h & 0xFFFFU) >= thr ? scale : acc_t(0);
-      const acc_t s1 = (h >> 16) >= thr ? scale : acc_t(0);
-      out[2 * j] = static_cast<T>(static_cast<acc_t>(in[2 * j]) * s0);
-      out[2 * j + 1] = static_cast<T>(static_cast<acc_t>(in[2 * j + 1]) * s1);
-    }
-  });
-  if (n % 2) {
-    const uint32_t h = pair_bits(static_cast<uint32_t>(pairs), hi_term_of(pairs, k2), k1);
-    out[n - 1] = static_cast<T>(static_cast<acc_t>(in[n - 1]) * ((h & 0xFFFFU) >= thr ? scale : acc_t(0)));
+  const acc_t s = static_cast<acc_t>(scale);
+  for (int64_t j = begin; j < end; ++j) {
+    const uint32_t h = pair_bits(static_cast<uint32_t>(j), hi_term_of(j, k2), k1);
+    out[2 * j] = static_cast<T>(static_cast<acc_t>(in[2 * j]) * ((h & 0xFFFFU) >= thr ? s : acc_t(0)));
+    out[2 * j + 1] = static_cast<T>(static_cast<acc_t>(in[2 * j + 1]) * ((h >> 16) >= thr ? s : acc_t(0)));
   }
 }
 
-// bf16 pairs [begin, end): a pair of elements is one 32-bit word (little-endian: element 2j is the
-// low half); both halves are widened to float by a shift, scaled, and rounded back. Cloned per instruction set: the two integer hashes per pair
-// need AVX2's 32-bit multiply to be cheap.
+// Cloned per instruction set: the two integer hashes per pair need AVX2's 32-bit multiply to be cheap.
+BERTPT_VECTOR_CLONES
+void mask_float_pairs(const float* __restrict in, float* __restrict out, int64_t begin, int64_t end,
+                      uint32_t k1, uint32_t k2, uint32_t thr, float scale) {
+  for (int64_t j = begin; j < end; ++j) {
+    const uint32_t h = pair_bits(static_cast<uint32_t>(j), hi_term_of(j, k2), k1);
+    out[2 * j] = in[2 * j] * ((h & 0xFFFFU) >= thr ? scale : 0.0f);
+    out[2 * j + 1] = in[2 * j + 1] * ((h >> 16) >= thr ? scale : 0.0f);
+  }
+}
+
+// bf16: a pair of elements is one 32-bit word (little-endian: element 2j is the low half); both
+// halves are widened to float by a shift, scaled, and rounded back as c10::BFloat16 rounds (tests/
+// model: Bf16DropoutIsFloatDropoutRounded).
 BERTPT_VECTOR_CLONES
 void mask_bf16_pairs(const uint32_t* __restrict in, uint32_t* __restrict out, int64_t begin, int64_t end,
                      uint32_t k1, uint32_t k2, uint32_t thr, float scale) {
@@ -135,46 +134,31 @@ void mask_bf16_pairs(const uint32_t* __restrict in, uint32_t* __restrict out, in
   }
 }
 
-BERTPT_VECTOR_CLONES
-void mask_float_pairs(const float* __restrict in, float* __restrict out, int64_t begin, int64_t end,
-                      uint32_t k1, uint32_t k2, uint32_t thr, float scale) {
-  for (int64_t j = begin; j < end; ++j) {
-    const uint32_t h = pair_bits(static_cast<uint32_t>(j), hi_term_of(j, k2), k1);
-    out[2 * j] = in[2 * j] * ((h & 0xFFFFU) >= thr ? scale : 0.0f);
-    out[2 * j + 1] = in[2 * j + 1] * ((h >> 16) >= thr ? scale : 0.0f);
-  }
+void mask_pairs(const float* in, float* out, int64_t begin, int64_t end, uint32_t k1, uint32_t k2, uint32_t thr, double scale) {
+  mask_float_pairs(in, out, begin, end, k1, k2, thr, static_cast<float>(scale));
 }
 
-template <>
-void apply_mask<float>(const float* in, float* out, int64_t n, const MaskKey& key) {
-  const float scale = static_cast<float>(key.scale);
-  const uint32_t thr = key.threshold, k1 = key.k1, k2 = key.k2;
-  const int64_t pairs = n / 2;
-  at::parallel_for(0, pairs, 1 << 14, [=](int64_t begin, int64_t end) {
-    mask_float_pairs(in, out, begin, end, k1, k2, thr, scale);
-  });
-  if (n % 2) {
-    const uint32_t h = pair_bits(static_cast<uint32_t>(pairs), hi_term_of(pairs, k2), k1);
-    out[n - 1] = in[n - 1] * ((h & 0xFFFFU) >= thr ? scale : 0.0f);
-  }
-}
-
-// Same results as the generic version (tests/model: Bf16DropoutIsFloatDropoutRounded), several
-// times faster.
-template <>
-void apply_mask<c10::BFloat16>(const c10::BFloat16* in, c10::BFloat16* out, int64_t n, const MaskKey& key) {
-  const float scale = static_cast<float>(key.scale);
-  const uint32_t thr = key.threshold, k1 = key.k1, k2 = key.k2;
-  const int64_t pairs = n / 2;
+void mask_pairs(const c10::BFloat16* in, c10::BFloat16* out, int64_t begin, int64_t end, uint32_t k1, uint32_t k2,
+                uint32_t thr, double scale) {
   // 4-byte aligned: masked() copies a view that starts at an odd element.
-  const auto* in_words = reinterpret_cast<const uint32_t*>(in);
-  auto* out_words = reinterpret_cast<uint32_t*>(out);
+  mask_bf16_pairs(reinterpret_cast<const uint32_t*>(in), reinterpret_cast<uint32_t*>(out), begin, end, k1, k2, thr,
+                  static_cast<float>(scale));
+}
+
+template <typename T>
+void apply_mask(const T* in, T* out, int64_t n, const MaskKey& key) {
+  // Copied into the lambda by value: through references the scalars could alias the output and be
+  // reloaded on every element, which stops vectorization.
+  const uint32_t thr = key.threshold, k1 = key.k1, k2 = key.k2;
+  const double scale = key.scale;
+  const int64_t pairs = n / 2;
   at::parallel_for(0, pairs, 1 << 14, [=](int64_t begin, int64_t end) {
-    mask_bf16_pairs(in_words, out_words, begin, end, k1, k2, thr, scale);
+    mask_pairs(in, out, begin, end, k1, k2, thr, scale);
   });
-  if (n % 2) {
+  if (n % 2) {  // the last, unpaired element: the low half of pair `pairs`
+    using acc_t = std::conditional_t<std::is_same<T, double>::value, double, float>;
     const uint32_t h = pair_bits(static_cast<uint32_t>(pairs), hi_term_of(pairs, k2), k1);
-    out[n - 1] = static_cast<c10::BFloat16>(static_cast<float>(in[n - 1]) * ((h & 0xFFFFU) >= thr ? scale : 0.0f));
+    out[n - 1] = static_cast<T>(static_cast<acc_t>(in[n - 1]) * ((h & 0xFFFFU) >= thr ? static_cast<acc_t>(scale) : acc_t(0)));
   }
 }
 
