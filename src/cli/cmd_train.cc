@@ -155,7 +155,9 @@ void add_train_command(CLI::App& app) {
                    s["world_size"].get<int>(), (long long)opts.max_steps, opts.learning_rate, opts.lr_scheduler.c_str(),
                    (long long)opts.warmup_steps, s["device"].get<std::string>().c_str(), opts.precision.c_str(),
                    s["threads"].get<int>(), s["peak_flops"].get<double>() / 1e9, s["peak_source"].get<std::string>().c_str());
-      std::fprintf(stderr, "train: effective config in %s/run_config.json\n", opts.output_dir.c_str());
+      std::fprintf(stderr, "train: attention %s, AdamW %s | effective config in %s/run_config.json\n",
+                   s["attention_kernel"].get<std::string>().c_str(), s["adamw_kernel"].get<std::string>().c_str(),
+                   opts.output_dir.c_str());
     };
     hooks.on_log = [&](const nlohmann::json& r) {
       if (!quiet) std::fprintf(stderr, "%s\n", train::format_log_line(r, opts.max_steps).c_str());

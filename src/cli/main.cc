@@ -2,6 +2,7 @@
 // errors to exit codes: 0 success, 1 bad input or usage, 2 internal error.
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <new>
 
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
   app.name("bertpt");
   app.require_subcommand(1);
   app.fallthrough(false);
-  app.set_version_flag("--version", cli::version_string(), "Print the bertpt and LibTorch versions");
+  app.set_version_flag("--version", std::function<std::string()>(cli::version_string),
+                       "Print the versions of bertpt, LibTorch, CUDA and NCCL, and the CPU backend");
 
   cli::add_corpus_command(app);
   cli::add_prepare_command(app);

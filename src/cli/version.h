@@ -4,7 +4,8 @@
 
 namespace bertpt::cli {
 
-// "bertpt 0.1.0 (LibTorch 1.13.0)" — or "(built without LibTorch)".
+// What `bertpt --version` prints: bertpt's version, then (in a build with LibTorch) the LibTorch,
+// CUDA and NCCL versions ("no" where absent) and the CPU thread pool and BLAS LibTorch uses.
 std::string version_string();
 
 }  // namespace bertpt::cli

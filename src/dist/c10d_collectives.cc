@@ -1,5 +1,7 @@
 #include "dist/c10d_collectives.h"
 
+#include <ATen/core/grad_mode.h>
+
 #include "common/error.h"
 #include "common/hash.h"
 

@@ -4,6 +4,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef BERTPT_WITH_NCCL
+#include <torch/csrc/distributed/c10d/NCCLUtils.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
@@ -42,7 +43,7 @@ class SingleProcess final : public Communicator {
 
 class ProcessGroupComm final : public Communicator {
  public:
-  ProcessGroupComm(c10::intrusive_ptr<c10d::ProcessGroup> pg, int rank, int world, std::string backend,
+  ProcessGroupComm(c10::intrusive_ptr<c10d::Backend> pg, int rank, int world, std::string backend,
                    std::chrono::milliseconds timeout)
       : pg_(std::move(pg)), rank_(rank), world_(world), backend_(std::move(backend)), timeout_(timeout) {}
   int rank() const override { return rank_; }
@@ -95,7 +96,7 @@ class ProcessGroupComm final : public Communicator {
   int cuda_device_ = 0;
 
  private:
-  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+  c10::intrusive_ptr<c10d::Backend> pg_;  // ProcessGroupGloo / ProcessGroupNCCL are c10d backends
   int rank_, world_;
   std::string backend_;
   std::chrono::milliseconds timeout_;
@@ -122,6 +123,14 @@ void Communicator::check_same(const std::string& what, uint64_t value) {
     throw BadInput("ranks disagree on " + what + " (this is rank " + std::to_string(rank()) + ")",
                    "every rank must run the same command on the same data and model");
   }
+}
+
+std::string nccl_version() {
+#ifdef BERTPT_WITH_NCCL
+  return c10d::getNcclVersion();
+#else
+  return "";
+#endif
 }
 
 std::shared_ptr<Communicator> make_communicator(const launch::DistEnv& env, const CommunicatorOptions& options) {

@@ -47,6 +47,9 @@ struct CommunicatorOptions {
   bool use_cuda = false;                                       // NCCL for CUDA tensors
 };
 
+// The NCCL version c10d was built with ("2.30.7"), or "" when this LibTorch has no NCCL.
+std::string nccl_version();
+
 // A communicator for `env` (a no-op one when env.world_size == 1). Throws BadInput with the address
 // tried when the rendezvous fails (port in use, master unreachable, timeout).
 std::shared_ptr<Communicator> make_communicator(const launch::DistEnv& env, const CommunicatorOptions& options);

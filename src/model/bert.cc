@@ -1,5 +1,6 @@
 #include "model/bert.h"
 
+#include <ATen/core/grad_mode.h>
 #include <cmath>
 #include <string>
 #include <unordered_set>
@@ -120,6 +121,12 @@ BertLayerImpl::BertLayerImpl(const BertConfig& config) : config_(config) {
   output_norm = add_layer_norm(*out, "LayerNorm", H);
 }
 
+std::string attention_kernel_name(AttentionKernel kernel, c10::DeviceType device_type) {
+  const bool fused = kernel == AttentionKernel::Fused ||
+                     (kernel == AttentionKernel::Auto && torch_compat::has_fused_sdpa(device_type));
+  return fused ? "fused" : "explicit";
+}
+
 at::Tensor BertLayerImpl::attention(const at::Tensor& x, const at::Tensor& additive_mask) {
   const int64_t B = x.size(0), T = x.size(1), H = config_.hidden_size;
   const int64_t nh = config_.num_attention_heads, hd = config_.head_dim();
@@ -134,10 +141,8 @@ at::Tensor BertLayerImpl::attention(const at::Tensor& x, const at::Tensor& addit
                        .permute({2, 0, 3, 1, 4});  // [3, B, nh, T, hd]
   at::Tensor q = qkv[0], k = qkv[1], v = qkv[2];  // [B, nh, T, hd] each (strided views)
 
-  bool fused = attention_kernel == AttentionKernel::Fused ||
-               (attention_kernel == AttentionKernel::Auto && torch_compat::has_fused_sdpa(x.device().type()));
   at::Tensor ctx;  // [B, nh, T, hd]
-  if (fused) {
+  if (attention_kernel_name(attention_kernel, x.device().type()) == "fused") {
     ctx = torch_compat::scaled_dot_product_attention(q, k, v, additive_mask, p);
   } else {
     // Scaling q ([B, nh, T, hd]) instead of the scores ([B, nh, T, T]) is cheaper when T > hd, and

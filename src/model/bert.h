@@ -48,6 +48,9 @@ struct LayerNormParams {
 //   Auto:     Fused where LibTorch has a real fused kernel for the device (2.x), else Explicit.
 enum class AttentionKernel { Auto, Fused, Explicit };
 
+// What `kernel` runs on `device_type`: "fused" (at::scaled_dot_product_attention) or "explicit".
+std::string attention_kernel_name(AttentionKernel kernel, c10::DeviceType device_type);
+
 // Word + position + token-type embeddings, LayerNorm, dropout.
 class BertEmbeddingsImpl : public torch::nn::Module {
  public:

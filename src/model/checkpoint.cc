@@ -1,5 +1,6 @@
 #include "model/checkpoint.h"
 
+#include <ATen/core/grad_mode.h>
 #include <unistd.h>
 
 #include <cstring>

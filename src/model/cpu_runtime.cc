@@ -3,8 +3,14 @@
 #include <sched.h>
 
 #include <cstdlib>
+#include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
 
+#include "model/cpu_kernel.h"
 #include "model/torch_compat.h"
 
 namespace bertpt::model {
@@ -35,6 +41,21 @@ bool use_block_cache_for_cpu_tensors() {
 std::optional<BlockCache::Stats> cpu_block_cache_stats() {
   if (g_cache == nullptr) return std::nullopt;
   return g_cache->stats();
+}
+
+int kernel_thread_team_size() {
+  std::mutex mu;
+  std::set<std::thread::id> seen;
+  // One chunk per possible thread, each long enough that an idle thread of the team picks one up.
+  const int64_t chunks = 4 * std::max(at::get_num_threads(), available_cpus());
+  at::parallel_for(0, chunks, 1, [&](int64_t, int64_t) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    seen.insert(std::this_thread::get_id());
+  });
+  return int(seen.size());
 }
 
 int available_cpus() {

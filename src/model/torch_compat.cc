@@ -4,19 +4,14 @@
 #include <cstring>
 #include <new>
 
+#include <ATen/Parallel.h>
+#include <ATen/Version.h>
 #include <ATen/autocast_mode.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <ATen/ops/scaled_dot_product_attention.h>
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
 #include <torch/version.h>
-
-#if TORCH_VERSION_MAJOR >= 2
-#include <ATen/ops/scaled_dot_product_attention.h>
-#else
-#include <ATen/ops/_scaled_dot_product_attention.h>
-#endif
-
-#define BERTPT_TORCH_AT_LEAST(major, minor) \
-  (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
 namespace bertpt::torch_compat {
 
@@ -24,60 +19,44 @@ std::string torch_version() { return TORCH_VERSION; }
 
 namespace {
 
-bool get_enabled(c10::DeviceType d) {
-#if BERTPT_TORCH_AT_LEAST(2, 4)
-  return at::autocast::is_autocast_enabled(d);
-#else
-  return d == c10::DeviceType::CPU ? at::autocast::is_cpu_enabled() : at::autocast::is_enabled();
-#endif
-}
-
-void set_enabled(c10::DeviceType d, bool on) {
-#if BERTPT_TORCH_AT_LEAST(2, 4)
-  at::autocast::set_autocast_enabled(d, on);
-#else
-  if (d == c10::DeviceType::CPU) {
-    at::autocast::set_cpu_enabled(on);
-  } else {
-    at::autocast::set_enabled(on);
-  }
-#endif
-}
-
-c10::ScalarType get_dtype(c10::DeviceType d) {
-#if BERTPT_TORCH_AT_LEAST(2, 4)
-  return at::autocast::get_autocast_dtype(d);
-#else
-  return d == c10::DeviceType::CPU ? at::autocast::get_autocast_cpu_dtype() : at::autocast::get_autocast_gpu_dtype();
-#endif
-}
-
-void set_dtype(c10::DeviceType d, c10::ScalarType t) {
-#if BERTPT_TORCH_AT_LEAST(2, 4)
-  at::autocast::set_autocast_dtype(d, t);
-#else
-  if (d == c10::DeviceType::CPU) {
-    at::autocast::set_autocast_cpu_dtype(t);
-  } else {
-    at::autocast::set_autocast_gpu_dtype(t);
-  }
-#endif
+// The value of `key=` in LibTorch's build summary (at::show_config(): lines "  - KEY=value, ...").
+std::string config_value(const std::string& config, const std::string& key) {
+  auto at = config.find(key + "=");
+  if (at == std::string::npos) return "";
+  at += key.size() + 1;
+  return config.substr(at, config.find_first_of(",\n", at) - at);
 }
 
 }  // namespace
 
-bool autocast_enabled(c10::DeviceType device_type) { return get_enabled(device_type); }
-c10::ScalarType autocast_dtype(c10::DeviceType device_type) { return get_dtype(device_type); }
+BuildInfo build_info() {
+  BuildInfo info;
+  info.torch = TORCH_VERSION;
+  // The CUDA hooks are registered by libtorch_cuda; in a CPU LibTorch their stand-ins throw.
+  const at::CUDAHooksInterface& cuda = at::detail::getCUDAHooks();
+  try {
+    const long v = cuda.versionCUDART();  // e.g. 13000 for 13.0
+    info.cuda = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    info.cuda_devices = cuda.getNumGPUs();
+  } catch (const c10::Error&) {
+  }
+  info.cpu_parallel = at::get_openmp_version() + ", " + std::to_string(at::get_num_threads()) + " threads";
+  info.blas = config_value(at::show_config(), "BLAS_INFO");
+  return info;
+}
+
+bool autocast_enabled(c10::DeviceType device_type) { return at::autocast::is_autocast_enabled(device_type); }
+c10::ScalarType autocast_dtype(c10::DeviceType device_type) { return at::autocast::get_autocast_dtype(device_type); }
 
 AutocastGuard::AutocastGuard(c10::DeviceType device_type, c10::ScalarType dtype, bool enabled)
     : device_type_(device_type) {
   if (!enabled) return;
-  // Autocast exists for CPU and CUDA here; the 1.13 API has no per-device switch for others.
+  // bertpt runs on CPU and CUDA; other device types keep their autocast state.
   if (device_type != c10::DeviceType::CPU && device_type != c10::DeviceType::CUDA) return;
-  prev_enabled_ = get_enabled(device_type);
-  prev_dtype_ = get_dtype(device_type);
-  set_enabled(device_type, true);
-  set_dtype(device_type, dtype);
+  prev_enabled_ = at::autocast::is_autocast_enabled(device_type);
+  prev_dtype_ = at::autocast::get_autocast_dtype(device_type);
+  at::autocast::set_autocast_enabled(device_type, true);
+  at::autocast::set_autocast_dtype(device_type, dtype);
   at::autocast::increment_nesting();
   active_ = true;
 }
@@ -87,19 +66,13 @@ AutocastGuard::~AutocastGuard() {
   // The cached bf16 copies of the weights are only valid until the optimizer changes them: drop
   // them when the outermost region ends, as torch.autocast does.
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  set_enabled(device_type_, prev_enabled_);
-  set_dtype(device_type_, prev_dtype_);
+  at::autocast::set_autocast_enabled(device_type_, prev_enabled_);
+  at::autocast::set_autocast_dtype(device_type_, prev_dtype_);
 }
 
 bool has_fused_sdpa(c10::DeviceType device_type) {
-#if TORCH_VERSION_MAJOR >= 2
-  // 2.0 has fused kernels on CUDA only; the CPU flash kernel arrived in 2.1 (masks in 2.3).
-  if (device_type == c10::DeviceType::CUDA) return true;
-  return BERTPT_TORCH_AT_LEAST(2, 3) && device_type == c10::DeviceType::CPU;
-#else
-  (void)device_type;
-  return false;
-#endif
+  // Flash / memory-efficient kernels on CUDA; the CPU flash kernel (with masks since 2.3).
+  return device_type == c10::DeviceType::CUDA || device_type == c10::DeviceType::CPU;
 }
 
 at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
@@ -107,12 +80,7 @@ at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k
   c10::optional<at::Tensor> mask;
   // The kernels want the mask in the dtype of q (under autocast q is bf16, the mask fp32).
   if (additive_mask.defined()) mask = additive_mask.to(q.scalar_type());
-#if TORCH_VERSION_MAJOR >= 2
   return at::scaled_dot_product_attention(q, k, v, mask, dropout_p, /*is_causal=*/false);
-#else
-  return std::get<0>(at::_scaled_dot_product_attention(q, k, v, mask, dropout_p, /*need_attn_weights=*/false,
-                                                       /*is_causal=*/false));
-#endif
 }
 
 namespace {
@@ -127,12 +95,8 @@ void release(void* p) {
 
 class RoutingCpuAllocator final : public c10::Allocator {
  public:
-  // 1.13 – 2.2 declare `allocate(size_t) const`, 2.3+ `allocate(size_t)`: defining both overrides
-  // whichever this LibTorch has (neither is marked override for that reason).
-  c10::DataPtr allocate(std::size_t n) const { return make(n); }
-  c10::DataPtr allocate(std::size_t n) { return make(n); }
-  // Pure virtual since 2.3, absent before.
-  void copy_data(void* dest, const void* src, std::size_t count) const { std::memcpy(dest, src, count); }
+  c10::DataPtr allocate(std::size_t n) override { return make(n); }
+  void copy_data(void* dest, const void* src, std::size_t count) const override { std::memcpy(dest, src, count); }
   c10::DeleterFnPtr raw_deleter() const override { return &release; }
 
  private:

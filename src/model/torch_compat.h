@@ -1,5 +1,6 @@
-// The one place for calls whose API differs between LibTorch 1.13 (Debian, CI) and 2.x (CUDA
-// builds). Everything else includes only stable LibTorch headers.
+// The one place for LibTorch calls outside its stable tensor API (autocast state, the SDPA operator,
+// the CPU allocator hook, build facts). bertpt supports LibTorch 2.4 <= version < 3 (CMakeLists.txt
+// checks it); everything else includes only stable LibTorch headers.
 #pragma once
 
 #include <cstddef>
@@ -11,16 +12,24 @@
 
 namespace bertpt::torch_compat {
 
-// The LibTorch version the binary was compiled against, e.g. "1.13.0".
+// The LibTorch version the binary was compiled against, e.g. "2.13.0".
 std::string torch_version();
+
+// What this LibTorch was built with, for `bertpt --version`.
+struct BuildInfo {
+  std::string torch;         // "2.13.0"
+  std::string cuda;          // CUDA runtime version ("13.0"), empty for a CPU-only LibTorch
+  int cuda_devices = 0;      // CUDA devices visible to this process
+  std::string cpu_parallel;  // "OpenMP 201511 (a.k.a. OpenMP 4.5), 2 threads"
+  std::string blas;          // "open" (OpenBLAS), "mkl", ...: LibTorch's BLAS_INFO
+};
+BuildInfo build_info();
 
 // Mixed precision for the scope of the guard: matmul-like ops run in `dtype` (bf16), while
 // numerically sensitive ops follow LibTorch's autocast policy. Restores the previous state (enabled
 // flag and dtype) on destruction and clears the weight-cast cache when the outermost guard ends,
 // like torch.autocast. Run backward() outside the guard. `enabled == false` makes it a no-op, so
 // callers can write one code path for fp32 and bf16.
-// 1.13 and 2.0–2.3 have per-device setters (set_cpu_enabled / set_enabled); 2.4+ has
-// set_autocast_enabled(device_type, ...): hidden in torch_compat.cc.
 class AutocastGuard {
  public:
   AutocastGuard(c10::DeviceType device_type, c10::ScalarType dtype, bool enabled = true);
@@ -39,14 +48,12 @@ class AutocastGuard {
 bool autocast_enabled(c10::DeviceType device_type);
 c10::ScalarType autocast_dtype(c10::DeviceType device_type);
 
-// True when this LibTorch has a scaled-dot-product-attention operator that is worth calling on
-// `device_type` (2.x: at::scaled_dot_product_attention, with flash / memory-efficient kernels on
-// CUDA and a fused kernel on CPU). 1.13's at::_scaled_dot_product_attention exists but is an
-// unfused composite (and runs softmax in the input dtype), so this returns false there.
+// True when LibTorch's scaled-dot-product-attention operator has a fused kernel for `device_type`
+// (flash / memory-efficient kernels on CUDA, the flash kernel on CPU).
 bool has_fused_sdpa(c10::DeviceType device_type);
 
 // softmax(q kᵀ / sqrt(head_dim) + mask) v with dropout on the probabilities, through LibTorch's
-// scaled-dot-product-attention operator (on 1.13 the composite one, which computes the same thing).
+// scaled-dot-product-attention operator (at::scaled_dot_product_attention).
 //   q, k, v:       [B, nh, T, hd]
 //   additive_mask: [B, 1, 1, T] (0 where attended, a large negative number where masked), or
 //                  undefined for no mask
@@ -58,8 +65,7 @@ at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k
 // 64-byte aligned malloc, as LibTorch's default does). One deleter serves both, as LibTorch's raw
 // allocation API requires: `release` returns false for a pointer that is not its own, which then
 // goes to free(). Tensors that
-// already exist keep their own deleter. The Allocator interface changed in 2.3 (allocate() lost its
-// const, copy_data() became pure virtual): the adapter class lives in torch_compat.cc.
+// already exist keep their own deleter.
 using RawAllocateFn = void* (*)(std::size_t bytes);
 using RawReleaseFn = bool (*)(void* p);
 void set_cpu_allocator(RawAllocateFn allocate, RawReleaseFn release, std::size_t min_bytes);

@@ -1,9 +1,12 @@
 #include "train/adamw.h"
 
+#include <ATen/core/grad_mode.h>
 #include <cmath>
 #include <map>
 
 #include <ATen/ATen.h>
+#include <ATen/ops/_foreach_add.h>
+#include <ATen/ops/_fused_adamw.h>
 
 #include "common/error.h"
 #include "model/cpu_kernel.h"
@@ -61,6 +64,7 @@ AdamW::AdamW(std::vector<std::pair<std::string, at::Tensor>> named_parameters, A
     s.exp_avg = at::zeros(p.sizes(), p.options().dtype(at::kFloat));
     s.exp_avg_sq = at::zeros(p.sizes(), p.options().dtype(at::kFloat));
     s.decay = !is_no_decay_parameter(name);
+    s.step = at::zeros({}, p.options().dtype(at::kFloat));
     slots_.push_back(std::move(s));
   }
 }
@@ -72,6 +76,66 @@ void AdamW::zero_grad() {
   }
 }
 
+AdamWKernel AdamW::kernel_for(const Slot& s) const {
+  const at::Tensor& g = s.param.grad();
+  const bool cpu_loop = fusable_on_cpu(s.param, g, s.exp_avg, s.exp_avg_sq);
+  // at::_fused_adamw_ wants parameter, gradient and moments of one floating dtype, on CPU or CUDA.
+  const bool same_dtype = s.param.scalar_type() == at::kFloat && g.scalar_type() == at::kFloat;
+  const bool libtorch_fused = same_dtype && (s.param.is_cuda() || s.param.is_cpu());
+  switch (options_.kernel) {
+    case AdamWKernel::Auto:
+      if (cpu_loop) return AdamWKernel::Bertpt;
+      return libtorch_fused && s.param.is_cuda() ? AdamWKernel::LibTorchFused : AdamWKernel::TensorOps;
+    case AdamWKernel::Bertpt:
+      return cpu_loop ? AdamWKernel::Bertpt : AdamWKernel::TensorOps;
+    case AdamWKernel::LibTorchFused:
+      return libtorch_fused ? AdamWKernel::LibTorchFused : AdamWKernel::TensorOps;
+    case AdamWKernel::TensorOps:
+      break;
+  }
+  return AdamWKernel::TensorOps;
+}
+
+std::string AdamW::kernel_name() const {
+  AdamWKernel k = options_.kernel;
+  if (!slots_.empty()) {
+    // Resolved for the largest parameter (the embeddings in BERT), as if its gradient were fp32.
+    const Slot* big = &slots_.front();
+    for (const Slot& s : slots_) {
+      if (s.param.numel() > big->param.numel()) big = &s;
+    }
+    const at::Tensor& p = big->param;
+    const bool cpu_loop = p.is_cpu() && p.scalar_type() == at::kFloat && p.is_contiguous();
+    if (k == AdamWKernel::Auto) k = cpu_loop ? AdamWKernel::Bertpt : p.is_cuda() ? AdamWKernel::LibTorchFused : AdamWKernel::TensorOps;
+  }
+  switch (k) {
+    case AdamWKernel::Bertpt: return "bertpt";
+    case AdamWKernel::LibTorchFused: return "libtorch_fused";
+    default: return "tensor_ops";
+  }
+}
+
+// One at::_fused_adamw_ call over `slots` (one parameter group, so one weight decay). The step
+// counts live in device tensors, advanced by one _foreach_add_ as torch.optim.AdamW does, so the
+// update never waits for the host.
+void AdamW::step_fused(const std::vector<Slot*>& slots, double lr, double weight_decay) {
+  if (slots.empty()) return;
+  std::vector<at::Tensor> p, g, m, v, steps;
+  for (Slot* s : slots) {
+    // A slot updated by another kernel before (or restored from a checkpoint) catches up first.
+    if (s->step_value != step_ - 1) s->step.fill_(double(step_ - 1));
+    s->step_value = step_;
+    p.push_back(s->param);
+    g.push_back(s->param.grad());
+    m.push_back(s->exp_avg);
+    v.push_back(s->exp_avg_sq);
+    steps.push_back(s->step);
+  }
+  at::_foreach_add_(steps, 1.0);
+  at::_fused_adamw_(p, g, m, v, /*max_exp_avg_sqs=*/{}, steps, lr, options_.beta1, options_.beta2, weight_decay,
+                    options_.eps, /*amsgrad=*/false, /*maximize=*/false);
+}
+
 void AdamW::step(double lr) {
   at::NoGradGuard no_grad;
   ++step_;
@@ -80,11 +144,17 @@ void AdamW::step(double lr) {
   const double bc2 = 1.0 - std::pow(b2, double(step_));
   const double step_size = lr / bc1;
   const double bc2_sqrt = std::sqrt(bc2);
+  std::vector<Slot*> fused_decay, fused_no_decay;
   for (auto& s : slots_) {
     const at::Tensor& g = s.param.grad();
     if (!g.defined()) continue;
     const bool decay = s.decay && options_.weight_decay != 0.0;
-    if (fusable_on_cpu(s.param, g, s.exp_avg, s.exp_avg_sq)) {
+    const AdamWKernel kernel = kernel_for(s);
+    if (kernel == AdamWKernel::LibTorchFused) {
+      (decay ? fused_decay : fused_no_decay).push_back(&s);
+      continue;
+    }
+    if (kernel == AdamWKernel::Bertpt) {
       const AdamWScalars k{decay ? float(1.0 - lr * options_.weight_decay) : 1.0f,
                            float(b1), float(1.0 - b1), float(b2), float(1.0 - b2),
                            float(bc2_sqrt), float(options_.eps), float(-step_size)};
@@ -103,6 +173,8 @@ void AdamW::step(double lr) {
     at::Tensor denom = (s.exp_avg_sq.sqrt() / bc2_sqrt).add_(options_.eps);
     s.param.addcdiv_(s.exp_avg, denom, -step_size);
   }
+  step_fused(fused_decay, lr, options_.weight_decay);
+  step_fused(fused_no_decay, lr, 0.0);
 }
 
 std::vector<std::string> AdamW::decay_names() const {

@@ -17,8 +17,17 @@
 
 namespace bertpt::train {
 
+// Which code performs the update; every choice computes the formula above (tested equal to 1e-6).
+//   Auto:      Bertpt for fp32 contiguous CPU parameters, LibTorchFused for CUDA ones, TensorOps else.
+//   Bertpt:    bertpt's one-pass CPU loop (adamw.cc); other tensors fall back to TensorOps.
+//   LibTorchFused: at::_fused_adamw_ (torch.optim.AdamW(fused=True)): one multi-tensor kernel per
+//              parameter group on CUDA, a vectorised loop on CPU; no host synchronisation.
+//   TensorOps: torch.optim.AdamW's single-tensor path, ~8 tensor ops per parameter.
+enum class AdamWKernel { Auto, Bertpt, LibTorchFused, TensorOps };
+
 struct AdamWOptions {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.0;
+  AdamWKernel kernel = AdamWKernel::Auto;
 };
 
 // Hugging Face's rule: no decay for any parameter whose name contains "bias" or that belongs to a
@@ -36,6 +45,8 @@ class AdamW {
   void zero_grad();
 
   int64_t steps() const { return step_; }
+  // The kernel that updates most parameters (Auto resolved): "bertpt", "libtorch_fused", "tensor_ops".
+  std::string kernel_name() const;
   const AdamWOptions& options() const { return options_; }
   // Names of the parameters in each group (for tests and the run log).
   std::vector<std::string> decay_names() const;
@@ -52,8 +63,12 @@ class AdamW {
   struct Slot {
     std::string name;
     at::Tensor param, exp_avg, exp_avg_sq;
+    at::Tensor step;         // [] fp32 on the parameter's device: at::_fused_adamw_ reads the step count here
+    int64_t step_value = 0;  // what `step` holds (the host knows it: only step_fused changes it)
     bool decay = true;
   };
+  AdamWKernel kernel_for(const Slot& s) const;
+  void step_fused(const std::vector<Slot*>& slots, double lr, double weight_decay);
   std::vector<Slot> slots_;
   AdamWOptions options_;
   int64_t step_ = 0;

@@ -1,5 +1,6 @@
 #include "train/classify.h"
 
+#include <ATen/core/grad_mode.h>
 #include <algorithm>
 #include <numeric>
 

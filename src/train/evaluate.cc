@@ -1,5 +1,6 @@
 #include "train/evaluate.h"
 
+#include <ATen/core/grad_mode.h>
 #include <chrono>
 #include <cmath>
 #include <filesystem>

@@ -1,5 +1,6 @@
 #include "train/fill_mask.h"
 
+#include <ATen/core/grad_mode.h>
 #include <filesystem>
 
 #include <ATen/ATen.h>

@@ -1,5 +1,6 @@
 #include "train/finetune.h"
 
+#include <ATen/core/grad_mode.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -341,6 +341,8 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
     s["world_size"] = world;
     s["device"] = device.str();
     s["threads"] = at::get_num_threads();
+    s["attention_kernel"] = model::attention_kernel_name(parse_attention(o.attention), device.type());
+    s["adamw_kernel"] = optimizer.kernel_name();
     s["peak_flops"] = peak.flops_per_sec;
     s["peak_source"] = peak.source;
     s["flops_per_sequence"] = flops.train_flops(1, double(T), o.mlm_probability * double(T));

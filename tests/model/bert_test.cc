@@ -3,6 +3,7 @@
 // bf16 autocast vs fp32, and a tiny overfit run. Tiny configs only: the whole file runs in seconds.
 #include "model/bert.h"
 
+#include <ATen/core/grad_mode.h>
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -368,22 +369,34 @@ TEST(BertForMaskedLM, SparseHeadEqualsDenseHead) {
 }
 
 TEST(BertForMaskedLM, FusedAttentionEqualsExplicit) {
+  // at::scaled_dot_product_attention (its CPU flash kernel) against matmul-softmax-matmul, fp32,
+  // forward and backward, with a padding mask and without one.
   torch::manual_seed(4);
   BertConfig c = tiny_config();
   BertForMaskedLM model(c);
   Batch b = tiny_batch();
-  std::map<AttentionKernel, std::pair<at::Tensor, std::map<std::string, at::Tensor>>> results;
-  for (AttentionKernel k : {AttentionKernel::Explicit, AttentionKernel::Fused}) {
-    model->bert->set_attention_kernel(k);
-    zero_grads(*model);
-    MlmOutput out = model->forward(b.ids, b.mask, b.types, b.labels);
-    out.loss_sum.backward();
-    results[k] = {model->logits(b.ids, b.mask, b.types).detach(), grads_of(*model)};
+  EXPECT_EQ(attention_kernel_name(AttentionKernel::Auto, c10::DeviceType::CPU), "fused");
+  EXPECT_EQ(attention_kernel_name(AttentionKernel::Explicit, c10::DeviceType::CUDA), "explicit");
+  for (const at::Tensor& mask : {b.mask, at::Tensor()}) {
+    SCOPED_TRACE(mask.defined() ? "with padding mask" : "without mask");
+    std::map<AttentionKernel, std::pair<at::Tensor, std::map<std::string, at::Tensor>>> results;
+    for (AttentionKernel k : {AttentionKernel::Explicit, AttentionKernel::Fused}) {
+      model->bert->set_attention_kernel(k);
+      zero_grads(*model);
+      MlmOutput out = model->forward(b.ids, mask, b.types, b.labels);
+      out.loss_sum.backward();
+      results[k] = {model->logits(b.ids, mask, b.types).detach(), grads_of(*model)};
+    }
+    const auto& ex = results[AttentionKernel::Explicit];
+    const auto& fu = results[AttentionKernel::Fused];
+    expect_close(fu.first, ex.first, 1e-5, 1e-6, "logits");
+    for (const auto& [name, g] : ex.second) expect_close(fu.second.at(name), g, 1e-5, 1e-7, "grad of " + name);
   }
-  const auto& ex = results[AttentionKernel::Explicit];
-  const auto& fu = results[AttentionKernel::Fused];
-  expect_close(fu.first, ex.first, 1e-5, 1e-6, "logits");
-  for (const auto& [name, g] : ex.second) expect_close(fu.second.at(name), g, 1e-5, 1e-7, "grad of " + name);
+  // The mask matters: padded positions change the unpadded sequence's logits when attended to.
+  model->bert->set_attention_kernel(AttentionKernel::Fused);
+  at::Tensor masked = model->logits(b.ids, b.mask, b.types), unmasked = model->logits(b.ids, {}, b.types);
+  EXPECT_FALSE(at::allclose(masked[1], unmasked[1], 1e-4, 1e-4));
+  EXPECT_TRUE(at::allclose(masked[0], unmasked[0], 1e-5, 1e-6));  // row 0 has no padding
 }
 
 TEST(BertForMaskedLM, Bf16AutocastIsCloseToFp32) {
