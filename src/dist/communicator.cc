@@ -134,7 +134,7 @@ std::string nccl_version() {
 }
 
 std::shared_ptr<Communicator> make_communicator(const launch::DistEnv& env, const CommunicatorOptions& options) {
-  if (env.world_size <= 1) return std::make_shared<SingleProcess>();
+  if (!env.distributed()) return std::make_shared<SingleProcess>();
   const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
   c10::intrusive_ptr<c10d::Store> store;
   try {

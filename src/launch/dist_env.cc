@@ -51,6 +51,7 @@ DistEnv detect_dist_env(const std::function<const char*(const char*)>& getenv_fn
   } else {
     return e;  // a single process
   }
+  if (const char* v = get("BERTPT_PROCESS_GROUP_FOR_ONE")) e.process_group_for_one = std::string(v) == "1";
   if (const char* v = get("MASTER_ADDR")) e.master_addr = v;
   if (const char* v = get("MASTER_PORT")) e.master_port = parse_int("MASTER_PORT", v);
   if (e.world_size < 1 || e.rank >= e.world_size) {

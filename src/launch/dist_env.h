@@ -21,7 +21,10 @@ struct DistEnv {
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
   std::string launcher = "none";  // "none", "bertpt", "torchrun", "mpirun", "slurm"
-  bool distributed() const { return world_size > 1; }
+  // BERTPT_PROCESS_GROUP_FOR_ONE=1 (with a launcher's variables): a real process group even for one
+  // rank, the only way to exercise NCCL on a one-GPU machine (NCCL refuses two ranks on one device).
+  bool process_group_for_one = false;
+  bool distributed() const { return world_size > 1 || process_group_for_one; }
 };
 
 // Reads the environment through `getenv` (std::getenv by default; tests pass their own). Throws

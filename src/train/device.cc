@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "model/cpu_runtime.h"
+#include "model/torch_compat.h"
 
 namespace bertpt::train {
 
@@ -26,8 +27,13 @@ std::string normalize_device(const std::string& text) {
   }
   if (device.is_cuda()) {
     if (!at::hasCUDA()) {
-      throw BadInput("--device " + text + ": no CUDA device is available to this LibTorch build",
-                     "use --device cpu, or build against a CUDA LibTorch (README)");
+      const std::string cuda = torch_compat::build_info().cuda;
+      if (cuda.empty()) {
+        throw BadInput("--device " + text + ": this bertpt is built against a CPU-only LibTorch",
+                       "use --device cpu, or build against a CUDA LibTorch (scripts/build-cuda, README)");
+      }
+      throw BadInput("--device " + text + ": no CUDA device is visible (this build has CUDA " + cuda + ")",
+                     "check nvidia-smi and CUDA_VISIBLE_DEVICES, or use --device cpu");
     }
     const int n = at::detail::getCUDAHooks().getNumGPUs();
     if (device.has_index() && device.index() >= n) {

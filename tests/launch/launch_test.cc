@@ -34,6 +34,12 @@ TEST(DistEnv, SingleProcessWithoutALauncher) {
   EXPECT_EQ(e.launcher, "none");
 }
 
+TEST(DistEnv, OneRankGetsAProcessGroupOnlyWhenAsked) {
+  EXPECT_FALSE(from({{"RANK", "0"}, {"WORLD_SIZE", "1"}}).distributed());
+  EXPECT_TRUE(from({{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"BERTPT_PROCESS_GROUP_FOR_ONE", "1"}}).distributed());
+  EXPECT_FALSE(from({{"BERTPT_PROCESS_GROUP_FOR_ONE", "1"}}).distributed()) << "needs a launcher's variables";
+}
+
 TEST(DistEnv, TorchrunMpiAndSlurm) {
   auto t = from({{"RANK", "3"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"},
                  {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29400"}});

@@ -2,6 +2,7 @@
 // exits 0, eval is repeatable, fill-mask and plot work on a trained checkpoint.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "data/dataset.h"
@@ -49,6 +50,16 @@ TEST_F(TrainCliTest, BadInputsExitOneWithAClearMessage) {
 
   r = run_bertpt(base_args(dir.file("x")) + " --no-such-flag 3");
   EXPECT_EQ(r.exit_code, 1) << r.err;
+
+  // No GPU in this machine (CI): a CPU-only or a CUDA build refuses --device cuda in one line + hint,
+  // naming which of the two it is.
+  r = run_bertpt(base_args(dir.file("x")) + " --device cuda");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.err.find("CPU-only LibTorch") != std::string::npos ||
+              r.err.find("no CUDA device is visible") != std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Exception raised"), std::string::npos) << r.err;
+  EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
 
   // seq_len above max_position_embeddings.
   testing::write_file(dir.file("short.json"), "{\"vocab_size\": " + std::to_string(vocab) +

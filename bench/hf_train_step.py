@@ -1,0 +1,366 @@
+#!/usr/bin/env python3
+"""Hugging Face peer for bertpt's training-step benchmark.
+
+Measures one training step of a stock `transformers` BertForMaskedLM, run the way the HF/Habana
+BERT pre-training guide's stack runs it (the Trainer's defaults, without the Trainer loop):
+
+  * the model built from a BERT config.json (bertpt's presets in configs/*.json work as they are),
+    attention through `attn_implementation="sdpa"`, train mode (dropout on);
+  * masked-LM labels from the real DataCollatorForLanguageModeling (15% of positions chosen;
+    80% -> [MASK], 10% random token, 10% unchanged; -100 elsewhere), over random token ids;
+  * bf16 autocast (or fp32), loss.backward(), clip_grad_norm_(1.0), torch.optim.AdamW (fused where
+    the device supports it, else foreach) with the Trainer's two parameter groups (no weight decay
+    for biases and LayerNorm weights), zero_grad(set_to_none=True).
+
+Why: it is the peer in bertpt's side-by-side benchmarks. bench/gpu and scripts/gpu-check run it on
+a GPU next to bertpt's CUDA build; on a CPU its numbers compare with `bertpt bench` (same seq-len,
+batch and threads). FLOPs use bertpt's formula (src/train/flops.h), with the MLM decoder counted
+at every position, since HF computes it densely (bertpt's sparse head counts only masked ones).
+
+Prints one JSON object on stdout; warnings and errors go to stderr. Example (CPU, one thread):
+
+  python3 bench/hf_train_step.py --config configs/bert-mini.json --seq-len 128 --batch-size 8 \\
+      --steps 3 --warmup-steps 1 --device cpu --threads 1
+
+Needs python3 with `torch` and `transformers`; `scripts/setup-test-peers` installs them.
+Nothing is downloaded: the tokenizer the collator needs is written to a temporary directory.
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import resource
+import statistics
+import sys
+import tempfile
+import time
+
+PROG = "hf_train_step.py"
+SETUP_HINT = "scripts/setup-test-peers installs them"
+
+
+def die(msg):
+    print(f"{PROG}: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+try:
+    import torch
+except ImportError as e:
+    die(f"needs the Python package torch ({e}); {SETUP_HINT}")
+try:
+    import transformers
+    from transformers import BertConfig, BertForMaskedLM
+except ImportError as e:
+    die(f"needs the Python package transformers ({e}); {SETUP_HINT}")
+
+SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]  # ids 0..4, as bertpt's tokenizer
+MASK_ID = 4
+FIRST_ORDINARY_ID = len(SPECIAL_TOKENS)
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Time a stock transformers BertForMaskedLM training step (bertpt's benchmark peer); prints JSON.",
+    )
+    p.add_argument("--config", required=True, help="a Hugging Face BERT config.json (e.g. configs/bert-base.json)")
+    p.add_argument("--vocab-size", type=int, default=32000,
+                   help="overrides the config's vocab_size (default 32000, bertpt bench's synthetic vocabulary)")
+    p.add_argument("--seq-len", type=int, default=128)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--steps", type=int, default=10, help="timed steps")
+    p.add_argument("--warmup-steps", type=int, default=3, help="untimed steps before them")
+    default_device = "cuda" if torch.cuda.is_available() else "cpu"
+    p.add_argument("--device", choices=["cpu", "cuda"], default=default_device,
+                   help=f"default: cuda when available, else cpu (here: {default_device})")
+    p.add_argument("--precision", choices=["bf16", "fp32"], default="bf16",
+                   help="bf16: torch.autocast(bfloat16) over fp32 weights; fp32: no autocast")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads (torch.set_num_threads); default: torch's")
+    p.add_argument("--mlm-probability", type=float, default=0.15)
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--attn-implementation", default="sdpa", help="sdpa (default, the guide's) or eager")
+    p.add_argument("--peak-tflops", type=float, default=None,
+                   help="the device's peak TFLOP/s for this precision; adds \"mfu\" to the output")
+    a = p.parse_args(argv)
+    if a.steps < 1 or a.warmup_steps < 0:
+        p.error("--steps must be at least 1 and --warmup-steps at least 0")
+    if a.seq_len < 1 or a.batch_size < 1:
+        p.error("--seq-len and --batch-size must be positive")
+    if a.vocab_size <= FIRST_ORDINARY_ID + 1:
+        p.error(f"--vocab-size must be more than {FIRST_ORDINARY_ID + 1}")
+    if a.threads is not None and a.threads < 1:
+        p.error("--threads must be at least 1")
+    if not 0.0 <= a.mlm_probability <= 1.0:
+        p.error("--mlm-probability must be in [0, 1]")
+    if a.peak_tflops is not None and a.peak_tflops <= 0:
+        p.error("--peak-tflops must be positive")
+    return a
+
+
+def cpu_model_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "cpu"
+
+
+def build_config(path, vocab_size, attn_implementation):
+    if not os.path.isfile(path):
+        die(f"--config {path}: no such file")
+    try:
+        config = BertConfig.from_json_file(path)
+    except Exception as e:  # malformed JSON or fields BertConfig rejects
+        die(f"--config {path}: not a BERT config.json ({e})")
+    config.vocab_size = vocab_size
+    # transformers 4.x: BertForMaskedLM.__init__(config) takes no attn_implementation keyword, so the
+    # choice goes on the config (a property with a setter in 4.36+ and 5.x), and PreTrainedModel's
+    # __init__ validates it (it falls back or raises when the choice is not supported).
+    config._attn_implementation = attn_implementation
+    return config
+
+
+def make_tokenizer(vocab_size, tmpdir):
+    """A BertTokenizerFast over a vocab.txt with [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 [MASK]=4 and filler
+    tokens up to vocab_size, so that DataCollatorForLanguageModeling can run with no hub download."""
+    path = os.path.join(tmpdir, "vocab.txt")
+    with open(path, "w") as f:
+        for tok in SPECIAL_TOKENS:
+            f.write(tok + "\n")
+        for i in range(FIRST_ORDINARY_ID, vocab_size):
+            f.write(f"tok{i}\n")
+    try:
+        from transformers import BertTokenizerFast as Tok
+    except ImportError:  # a transformers without the Fast alias
+        from transformers import BertTokenizer as Tok
+    tok = Tok(vocab_file=path, do_lower_case=False)
+    ids = tok.convert_tokens_to_ids(SPECIAL_TOKENS)
+    if ids != list(range(FIRST_ORDINARY_ID)) or len(tok) != vocab_size or tok.mask_token_id != MASK_ID:
+        raise RuntimeError(f"tokenizer built with special ids {ids} and {len(tok)} tokens, want 0..4 and {vocab_size}")
+    return tok
+
+
+def mask_tokens_torch(input_ids, vocab_size, p):
+    """DataCollatorForLanguageModeling.torch_mask_tokens's rules, for when the real collator cannot be
+    built: no special tokens in the input, so every position may be chosen."""
+    labels = input_ids.clone()
+    masked = torch.bernoulli(torch.full(labels.shape, p)).bool()
+    labels[~masked] = -100
+    replaced = torch.bernoulli(torch.full(labels.shape, 0.8)).bool() & masked
+    input_ids[replaced] = MASK_ID
+    randomized = torch.bernoulli(torch.full(labels.shape, 0.5)).bool() & masked & ~replaced
+    words = torch.randint(vocab_size, labels.shape, dtype=torch.long)
+    input_ids[randomized] = words[randomized]
+    return input_ids, labels
+
+
+def make_batches(n, batch, seq_len, vocab_size, mlm_probability):
+    """n MLM batches: random token ids in [5, vocab) and labels by DataCollatorForLanguageModeling.
+    Returns (batches, collator name)."""
+    def raw():
+        return torch.randint(FIRST_ORDINARY_ID, vocab_size, (batch, seq_len), dtype=torch.long)
+
+    collator = None
+    why = None
+    with tempfile.TemporaryDirectory(prefix="hf_train_step.") as tmp:
+        try:
+            from transformers import DataCollatorForLanguageModeling
+            tok = make_tokenizer(vocab_size, tmp)
+            collator = DataCollatorForLanguageModeling(tokenizer=tok, mlm=True, mlm_probability=mlm_probability)
+        except Exception as e:
+            why = f"{type(e).__name__}: {e}"
+        out = []
+        for _ in range(n):
+            ids = raw()
+            if collator is not None:
+                # As run_mlm's tokenized dataset hands them over: ids, attention mask, special-tokens mask.
+                examples = [
+                    {"input_ids": row, "attention_mask": [1] * seq_len, "special_tokens_mask": [0] * seq_len}
+                    for row in ids.tolist()
+                ]
+                b = collator(examples)
+                out.append({"input_ids": b["input_ids"], "attention_mask": b["attention_mask"], "labels": b["labels"]})
+            else:
+                ids, labels = mask_tokens_torch(ids, vocab_size, mlm_probability)
+                out.append({"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": labels})
+    if collator is not None:
+        return out, "transformers.DataCollatorForLanguageModeling"
+    print(f"{PROG}: DataCollatorForLanguageModeling unusable ({why}); using the same rules in torch", file=sys.stderr)
+    return out, "torch (DataCollatorForLanguageModeling's rules)"
+
+
+def trainer_param_groups(model, weight_decay):
+    """HF Trainer.create_optimizer's groups: decay for all but biases and LayerNorm weights."""
+    try:
+        from transformers.trainer_pt_utils import get_parameter_names
+
+        forbidden = [r"bias", r"layernorm", r"rmsnorm", r"(?:^|\.)norm(?:$|\.)", r"_norm(?:$|\.)"]
+        decay = set(get_parameter_names(model, [torch.nn.LayerNorm], forbidden))
+    except Exception:  # the same rule by hand
+        norm_params = {id(p) for m in model.modules() if isinstance(m, torch.nn.LayerNorm) for p in m.parameters()}
+        decay = {n for n, p in model.named_parameters() if "bias" not in n and id(p) not in norm_params}
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    return [
+        {"params": [p for n, p in named if n in decay], "weight_decay": weight_decay},
+        {"params": [p for n, p in named if n not in decay], "weight_decay": 0.0},
+    ]
+
+
+def make_optimizer(model):
+    kw = dict(lr=5e-5, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0)
+    try:
+        return torch.optim.AdamW(trainer_param_groups(model, 0.0), fused=True, **kw), "fused"
+    except (RuntimeError, ValueError, TypeError) as e:
+        print(f"{PROG}: fused AdamW unavailable here ({e}); using foreach", file=sys.stderr)
+        return torch.optim.AdamW(trainer_param_groups(model, 0.0), foreach=True, **kw), "foreach"
+
+
+def train_matmul_flops(config, batch, seq_len):
+    """bertpt's formula (src/train/flops.h) with the MLM head at every position:
+    6 * N_matmul * tokens + 12 * L * H * T * tokens."""
+    L, H, I, V = config.num_hidden_layers, config.hidden_size, config.intermediate_size, config.vocab_size
+    n_matmul = L * (4 * H * H + 2 * H * I) + H * H + V * H
+    tokens = batch * seq_len
+    return 6 * n_matmul * tokens + 12 * L * H * seq_len * tokens
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    if a.device == "cuda" and not torch.cuda.is_available():
+        die("--device cuda: torch sees no CUDA device (torch " + torch.__version__ + ")")
+    if a.threads is not None:
+        torch.set_num_threads(a.threads)
+    device = torch.device(a.device)
+    bf16 = a.precision == "bf16"
+
+    config = build_config(a.config, a.vocab_size, a.attn_implementation)
+    if a.seq_len > config.max_position_embeddings:
+        die(f"--seq-len {a.seq_len} is more than the model's max_position_embeddings {config.max_position_embeddings}")
+
+    torch.manual_seed(a.seed)
+    if a.device == "cuda":
+        torch.cuda.manual_seed_all(a.seed)
+    try:
+        model = BertForMaskedLM(config)
+    except (ValueError, ImportError) as e:
+        die(f"BertForMaskedLM with attn_implementation={a.attn_implementation!r}: {e}")
+    model.to(device)
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt, opt_kind = make_optimizer(model)
+
+    total = a.warmup_steps + a.steps
+    batches, collator_name = make_batches(total, a.batch_size, a.seq_len, config.vocab_size, a.mlm_probability)
+    batches = [{k: v.to(device, non_blocking=False) for k, v in b.items()} for b in batches]
+    masked_per_step = statistics.mean(float((b["labels"] != -100).sum()) for b in batches)
+
+    def step(b):
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+            loss = model(input_ids=b["input_ids"], attention_mask=b["attention_mask"], labels=b["labels"]).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return loss
+
+    cuda = a.device == "cuda"
+    if cuda:
+        torch.cuda.reset_peak_memory_stats(device)
+    for b in batches[: a.warmup_steps]:
+        step(b)
+
+    # Per-step times: CUDA events on the GPU (no host synchronization inside the loop beyond what
+    # the step itself does), wall clock on the CPU. The loop as a whole is bracketed by synchronize.
+    losses = []
+    times = []
+    if cuda:
+        torch.cuda.synchronize(device)
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(a.steps)]
+    t0 = time.perf_counter()
+    for i, b in enumerate(batches[a.warmup_steps:]):
+        if cuda:
+            events[i][0].record()
+            losses.append(step(b))
+            events[i][1].record()
+        else:
+            s = time.perf_counter()
+            losses.append(step(b))
+            times.append(time.perf_counter() - s)
+    if cuda:
+        torch.cuda.synchronize(device)
+    wall = time.perf_counter() - t0
+    if cuda:
+        times = [s.elapsed_time(e) / 1000.0 for s, e in events]
+    final_loss = float(losses[-1].detach().float().cpu())
+
+    step_time = statistics.median(times)
+    flops = train_matmul_flops(config, a.batch_size, a.seq_len)
+    achieved = flops / step_time
+    if cuda:
+        peak_mem = int(torch.cuda.max_memory_allocated(device))
+        device_name = torch.cuda.get_device_name(device)
+    else:
+        peak_mem = int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024  # Linux reports KiB
+        device_name = cpu_model_name()
+
+    out = {
+        "peer": "transformers BertForMaskedLM",
+        "transformers": transformers.__version__,
+        "torch": torch.__version__,
+        "device": a.device,
+        "device_name": device_name,
+        "precision": a.precision,
+        "config": a.config,
+        "layers": config.num_hidden_layers,
+        "hidden": config.hidden_size,
+        "intermediate": config.intermediate_size,
+        "vocab_size": config.vocab_size,
+        "parameters": sum(p.numel() for p in params),
+        "seq_len": a.seq_len,
+        "batch_size": a.batch_size,
+        "steps": a.steps,
+        "warmup_steps": a.warmup_steps,
+        "threads": torch.get_num_threads(),
+        "attn_implementation": model.config._attn_implementation,
+        "optimizer": opt_kind,
+        "mlm_collator": collator_name,
+        "masked_per_step": masked_per_step,
+        "timing": "median of per-step CUDA event times" if cuda else "median of per-step wall times",
+        "step_time_sec": step_time,
+        "step_time_min_sec": min(times),
+        "step_time_max_sec": max(times),
+        "step_time_mean_sec": wall / a.steps,  # the synchronized loop's wall time / steps
+        "sequences_per_sec": a.batch_size / step_time,
+        "tokens_per_sec": a.batch_size * a.seq_len / step_time,
+        "peak_memory_bytes": peak_mem,
+        "peak_memory_kind": "torch.cuda.max_memory_allocated" if cuda else "process peak RSS (getrusage ru_maxrss)",
+        "loss": final_loss,
+        "train_flops_per_step": flops,
+        "tflops_per_sec": achieved / 1e12,
+        "flops_note": (
+            "bertpt's formula: 6 * N_matmul * tokens + 12 * layers * hidden * seq_len * tokens, N_matmul = "
+            "layers * (4*H*H + 2*H*I) + H*H + V*H; the MLM head (transform H*H + decoder V*H) is counted at every "
+            "position because HF computes the decoder densely on all positions (bertpt's sparse head only at the "
+            "masked ones)"
+        ),
+    }
+    if cuda:
+        out["float32_matmul_precision"] = torch.get_float32_matmul_precision()
+    if a.peak_tflops is not None:
+        out["peak_tflops"] = a.peak_tflops
+        out["mfu"] = achieved / (a.peak_tflops * 1e12)
+    print(json.dumps(out, indent=2))
+    if not math.isfinite(final_loss):
+        print(f"{PROG}: the final loss is not finite ({final_loss})", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
