@@ -21,6 +21,16 @@ void C10dCollectives::sum(std::vector<double>& values) {
   for (size_t i = 0; i < values.size(); ++i) values[i] = p[i];
 }
 
+void C10dCollectives::sum_on_device(std::vector<at::Tensor>& tensors) {
+  if (comm_->world_size() == 1) return;
+  // One tensor per collective (a c10d list means per-device replicas); few and tiny here.
+  for (auto& t : tensors) {
+    std::vector<at::Tensor> one = {t};
+    comm_->all_reduce_sum(one);
+    t = one[0];
+  }
+}
+
 uint64_t parameter_fingerprint(const std::vector<at::Tensor>& parameters) {
   uint64_t h = 0x5eed;
   for (const auto& p : parameters) {

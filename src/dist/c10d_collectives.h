@@ -16,6 +16,7 @@ class C10dCollectives final : public train::Collectives {
   int rank() const override { return comm_->rank(); }
   int world_size() const override { return comm_->world_size(); }
   void sum(std::vector<double>& values) override;
+  void sum_on_device(std::vector<at::Tensor>& tensors) override;
   void attach_parameters(const std::vector<at::Tensor>& parameters) override;
   void begin_backward(bool last_micro_step) override;
   void finish_gradients() override;

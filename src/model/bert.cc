@@ -229,7 +229,8 @@ at::Tensor BertForMaskedLMImpl::predict(const at::Tensor& hidden) {
 }
 
 MlmOutput BertForMaskedLMImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
-                                       const at::Tensor& token_type_ids, const at::Tensor& labels, MlmHead head) {
+                                       const at::Tensor& token_type_ids, const at::Tensor& labels, MlmHead head,
+                                       const at::Tensor& masked_positions) {
   if (!labels.defined() || labels.sizes() != input_ids.sizes()) {
     throw BadInput("MLM labels must have the shape of input_ids");
   }
@@ -238,8 +239,9 @@ MlmOutput BertForMaskedLMImpl::forward(const at::Tensor& input_ids, const at::Te
   at::Tensor flat_labels = labels.reshape({-1});                                 // [B·T]
   MlmOutput out;
   if (head == MlmHead::Sparse) {
-    // The only host sync of the step: M is needed to size the gathered rows.
-    at::Tensor idx = at::nonzero(flat_labels.ne(-100)).squeeze(1);   // [M]
+    // M sizes the gathered rows: from the caller's positions, or found here (a host sync).
+    at::Tensor idx = masked_positions.defined() ? masked_positions
+                                                : at::nonzero(flat_labels.ne(-100)).squeeze(1);  // [M]
     at::Tensor rows = hidden.reshape({-1, H}).index_select(0, idx);  // [M, H]
     at::Tensor target = flat_labels.index_select(0, idx);            // [M]
     at::Tensor logits = predict(rows);                               // [M, V]

@@ -149,9 +149,11 @@ class BertForMaskedLMImpl : public torch::nn::Module {
   explicit BertForMaskedLMImpl(const BertConfig& config, bool init_weights = true);
 
   // labels: [B, T] int64, the original token id at masked positions and -100 elsewhere.
-  // Other inputs as BertModel::forward.
+  // masked_positions (Sparse head, optional): [M] int64 on the model's device, the flat indices
+  // (b·T + t) where labels != -100, ascending — given, the head needs no device-to-host sync to find
+  // them (the batch loader computes them on the host). Other inputs as BertModel::forward.
   MlmOutput forward(const at::Tensor& input_ids, const at::Tensor& attention_mask, const at::Tensor& token_type_ids,
-                    const at::Tensor& labels, MlmHead head = MlmHead::Sparse);
+                    const at::Tensor& labels, MlmHead head = MlmHead::Sparse, const at::Tensor& masked_positions = {});
   // Dense logits for fill-mask and inspection: [B, T, V].
   at::Tensor logits(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
                     const at::Tensor& token_type_ids = {});

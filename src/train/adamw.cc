@@ -3,9 +3,11 @@
 #include <ATen/core/grad_mode.h>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include <ATen/ATen.h>
 #include <ATen/ops/_foreach_add.h>
+#include <ATen/ops/_foreach_sub.h>
 #include <ATen/ops/_fused_adamw.h>
 
 #include "common/error.h"
@@ -40,13 +42,6 @@ void adamw_cpu_range(float* __restrict p, const float* __restrict g, float* __re
   }
 }
 
-bool fusable_on_cpu(const at::Tensor& p, const at::Tensor& g, const at::Tensor& m, const at::Tensor& v) {
-  for (const at::Tensor* t : {&p, &g, &m, &v}) {
-    if (!t->device().is_cpu() || t->scalar_type() != at::kFloat || !t->is_contiguous()) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 bool is_no_decay_parameter(const std::string& name) {
@@ -76,16 +71,17 @@ void AdamW::zero_grad() {
   }
 }
 
-AdamWKernel AdamW::kernel_for(const Slot& s) const {
-  const at::Tensor& g = s.param.grad();
-  const bool cpu_loop = fusable_on_cpu(s.param, g, s.exp_avg, s.exp_avg_sq);
+// The kernel for a parameter and its gradient (the moments are fp32, contiguous, on its device).
+AdamWKernel AdamW::kernel_for(const at::Tensor& param, const at::Tensor& grad) const {
+  const bool cpu_loop = param.is_cpu() && grad.is_cpu() && param.scalar_type() == at::kFloat &&
+                        grad.scalar_type() == at::kFloat && param.is_contiguous() && grad.is_contiguous();
   // at::_fused_adamw_ wants parameter, gradient and moments of one floating dtype, on CPU or CUDA.
-  const bool same_dtype = s.param.scalar_type() == at::kFloat && g.scalar_type() == at::kFloat;
-  const bool libtorch_fused = same_dtype && (s.param.is_cuda() || s.param.is_cpu());
+  const bool same_dtype = param.scalar_type() == at::kFloat && grad.scalar_type() == at::kFloat;
+  const bool libtorch_fused = same_dtype && (param.is_cuda() || param.is_cpu());
   switch (options_.kernel) {
     case AdamWKernel::Auto:
       if (cpu_loop) return AdamWKernel::Bertpt;
-      return libtorch_fused && s.param.is_cuda() ? AdamWKernel::LibTorchFused : AdamWKernel::TensorOps;
+      return libtorch_fused && param.is_cuda() ? AdamWKernel::LibTorchFused : AdamWKernel::TensorOps;
     case AdamWKernel::Bertpt:
       return cpu_loop ? AdamWKernel::Bertpt : AdamWKernel::TensorOps;
     case AdamWKernel::LibTorchFused:
@@ -96,17 +92,28 @@ AdamWKernel AdamW::kernel_for(const Slot& s) const {
   return AdamWKernel::TensorOps;
 }
 
+bool AdamW::skips_on_device() const {
+  for (const Slot& s : slots_) {
+    // Gradients take the parameter's dtype and layout.
+    if (kernel_for(s.param, s.param) != AdamWKernel::LibTorchFused) return false;
+  }
+  return !slots_.empty();
+}
+
+void AdamW::uncount_skipped(int64_t n) {
+  step_ -= n;
+  for (Slot& s : slots_) s.step_value -= n;  // their device counters were not advanced either
+}
+
 std::string AdamW::kernel_name() const {
   AdamWKernel k = options_.kernel;
   if (!slots_.empty()) {
-    // Resolved for the largest parameter (the embeddings in BERT), as if its gradient were fp32.
+    // Resolved for the largest parameter (the embeddings in BERT); gradients take its dtype.
     const Slot* big = &slots_.front();
     for (const Slot& s : slots_) {
       if (s.param.numel() > big->param.numel()) big = &s;
     }
-    const at::Tensor& p = big->param;
-    const bool cpu_loop = p.is_cpu() && p.scalar_type() == at::kFloat && p.is_contiguous();
-    if (k == AdamWKernel::Auto) k = cpu_loop ? AdamWKernel::Bertpt : p.is_cuda() ? AdamWKernel::LibTorchFused : AdamWKernel::TensorOps;
+    k = kernel_for(big->param, big->param);
   }
   switch (k) {
     case AdamWKernel::Bertpt: return "bertpt";
@@ -118,7 +125,7 @@ std::string AdamW::kernel_name() const {
 // One at::_fused_adamw_ call over `slots` (one parameter group, so one weight decay). The step
 // counts live in device tensors, advanced by one _foreach_add_ as torch.optim.AdamW does, so the
 // update never waits for the host.
-void AdamW::step_fused(const std::vector<Slot*>& slots, double lr, double weight_decay) {
+void AdamW::step_fused(const std::vector<Slot*>& slots, double lr, double weight_decay, const at::Tensor& found_inf) {
   if (slots.empty()) return;
   std::vector<at::Tensor> p, g, m, v, steps;
   for (Slot* s : slots) {
@@ -132,12 +139,19 @@ void AdamW::step_fused(const std::vector<Slot*>& slots, double lr, double weight
     steps.push_back(s->step);
   }
   at::_foreach_add_(steps, 1.0);
+  std::optional<at::Tensor> inf;
+  if (found_inf.defined()) inf = found_inf;
   at::_fused_adamw_(p, g, m, v, /*max_exp_avg_sqs=*/{}, steps, lr, options_.beta1, options_.beta2, weight_decay,
-                    options_.eps, /*amsgrad=*/false, /*maximize=*/false);
+                    options_.eps, /*amsgrad=*/false, /*maximize=*/false, /*grad_scale=*/std::nullopt, inf);
+  // A skipped update does not count (torch.optim.AdamW does the same after a GradScaler skip).
+  if (found_inf.defined()) at::_foreach_sub_(steps, std::vector<at::Tensor>(steps.size(), found_inf));
 }
 
-void AdamW::step(double lr) {
+void AdamW::step(double lr, const at::Tensor& found_inf) {
   at::NoGradGuard no_grad;
+  if (found_inf.defined() && !skips_on_device()) {
+    throw Error(Error::Kind::Internal, "AdamW::step: found_inf needs the LibTorch fused kernel for every parameter");
+  }
   ++step_;
   const double b1 = options_.beta1, b2 = options_.beta2;
   const double bc1 = 1.0 - std::pow(b1, double(step_));
@@ -149,7 +163,7 @@ void AdamW::step(double lr) {
     const at::Tensor& g = s.param.grad();
     if (!g.defined()) continue;
     const bool decay = s.decay && options_.weight_decay != 0.0;
-    const AdamWKernel kernel = kernel_for(s);
+    const AdamWKernel kernel = kernel_for(s.param, g);
     if (kernel == AdamWKernel::LibTorchFused) {
       (decay ? fused_decay : fused_no_decay).push_back(&s);
       continue;
@@ -173,8 +187,8 @@ void AdamW::step(double lr) {
     at::Tensor denom = (s.exp_avg_sq.sqrt() / bc2_sqrt).add_(options_.eps);
     s.param.addcdiv_(s.exp_avg, denom, -step_size);
   }
-  step_fused(fused_decay, lr, options_.weight_decay);
-  step_fused(fused_no_decay, lr, 0.0);
+  step_fused(fused_decay, lr, options_.weight_decay, found_inf);
+  step_fused(fused_no_decay, lr, 0.0, found_inf);
 }
 
 std::vector<std::string> AdamW::decay_names() const {

@@ -40,8 +40,13 @@ class AdamW {
   AdamW(std::vector<std::pair<std::string, at::Tensor>> named_parameters, AdamWOptions options);
 
   // One update with learning rate `lr` from the parameters' .grad (parameters without a gradient
-  // are skipped, as torch does).
-  void step(double lr);
+  // are skipped, as torch does). `found_inf` ([] fp32 on the parameters' device, 1 or 0; only when
+  // skips_on_device()): when 1 the kernel leaves parameters and moments untouched — the non-finite
+  // policy without a host sync (torch's GradScaler protocol). Call uncount_skipped() once the host
+  // knows how many steps were skipped, so steps() stays the number of applied updates.
+  void step(double lr, const at::Tensor& found_inf = {});
+  bool skips_on_device() const;
+  void uncount_skipped(int64_t n);
   void zero_grad();
 
   int64_t steps() const { return step_; }
@@ -67,8 +72,8 @@ class AdamW {
     int64_t step_value = 0;  // what `step` holds (the host knows it: only step_fused changes it)
     bool decay = true;
   };
-  AdamWKernel kernel_for(const Slot& s) const;
-  void step_fused(const std::vector<Slot*>& slots, double lr, double weight_decay);
+  AdamWKernel kernel_for(const at::Tensor& param, const at::Tensor& grad) const;
+  void step_fused(const std::vector<Slot*>& slots, double lr, double weight_decay, const at::Tensor& found_inf);
   std::vector<Slot> slots_;
   AdamWOptions options_;
   int64_t step_ = 0;

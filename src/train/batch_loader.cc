@@ -66,7 +66,27 @@ MicroBatch make_micro_batch(const data::Dataset& dataset, const data::Sampler& s
   }
   // Packed (concat) data has no padding: no mask tensor lets the model skip the additive mask.
   if (padded) mb.attention_mask = attention;
+  mb.masked_positions = at::empty({mb.num_masked}, opts);
+  int64_t* mp = mb.masked_positions.data_ptr<int64_t>();
+  for (int64_t j = 0, n = 0; j < count * T; ++j) {
+    if (lab[j] != data::kIgnoreLabel) mp[n++] = j;
+  }
   return mb;
+}
+
+int64_t count_masked(const data::Dataset& dataset, const data::Sampler& sampler, const data::MaskingOptions& masking,
+                     uint64_t seed, uint64_t position, int64_t count) {
+  const size_t T = size_t(dataset.seq_len());
+  std::vector<int64_t> ids(T), in(T), lab(T);
+  int64_t masked = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const uint64_t pos = position + uint64_t(i);
+    const uint64_t sample = sampler.sample_at(pos);
+    dataset.get(sample, ids.data());
+    data::mask_tokens(masking, seed, sampler.epoch_of(pos), sample, ids.data(), in.data(), lab.data(), T);
+    for (size_t t = 0; t < T; ++t) masked += lab[t] != data::kIgnoreLabel;
+  }
+  return masked;
 }
 
 struct BatchLoader::Impl {
@@ -96,6 +116,8 @@ struct BatchLoader::Impl {
       sb.num_tokens += mb.num_tokens;
       sb.micro.push_back(std::move(mb));
     }
+    sb.global_num_masked = o.world == 1 ? sb.num_masked
+                                        : count_masked(*dataset, sampler, o.masking, o.seed, sb.first_position, int64_t(G));
     return sb;
   }
 

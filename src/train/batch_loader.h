@@ -27,7 +27,9 @@ struct MicroBatch {
   at::Tensor input_ids;       // [b, T] int64, masked inputs
   at::Tensor attention_mask;  // [b, T] int64 (1 = token, 0 = [PAD]); undefined when nothing is padded
   at::Tensor labels;          // [b, T] int64: original id at predicted positions, -100 elsewhere
-  int64_t num_masked = 0;     // positions with a label
+  at::Tensor masked_positions;  // [M] int64: flat indices (row·T + t) of the labelled positions, ascending;
+                                // the sparse MLM head gathers them without a device-to-host sync
+  int64_t num_masked = 0;     // positions with a label (M)
   int64_t num_tokens = 0;     // non-[PAD] positions
 };
 
@@ -36,6 +38,9 @@ struct StepBatch {
   std::vector<MicroBatch> micro;
   int64_t num_masked = 0;  // over this rank's micro-batches
   int64_t num_tokens = 0;
+  // Over the whole global batch (every rank's slice): the loss divisor. Masks are a pure function of
+  // (seed, epoch, sample), so each rank counts them itself instead of summing over ranks per step.
+  int64_t global_num_masked = 0;
 };
 
 struct LoaderOptions {
@@ -54,6 +59,11 @@ struct LoaderOptions {
 // The masking options of a dataset: its [MASK] id, vocab size, and [PAD]/[CLS]/[SEP] never masked
 // (manifest "special_ids"). BadInput when the manifest lacks them.
 data::MaskingOptions masking_for_dataset(const data::Dataset& dataset, double mlm_probability);
+
+// The number of masked positions of the `count` samples at consecutive global positions from
+// `position`: what make_micro_batch would label, without building the batch.
+int64_t count_masked(const data::Dataset& dataset, const data::Sampler& sampler, const data::MaskingOptions& masking,
+                     uint64_t seed, uint64_t position, int64_t count);
 
 // Fills one micro-batch from `count` consecutive global positions starting at `position` (used by
 // the loader and by evaluation with a fixed mask).

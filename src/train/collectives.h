@@ -3,13 +3,15 @@
 // GradientBucketer for the gradients). The trainer itself never talks to a process group; with one
 // process, SingleProcess makes every call a no-op.
 //
-// Contract, per optimizer step (every rank makes the same calls in the same order):
-//   sum({local masked count})         -> the global count that every micro-batch loss is divided by,
-//                                        known before the first backward (masks come from the loader)
+// Contract, per optimizer step (every rank makes the same calls in the same order; the global
+// masked count that every micro-batch loss is divided by comes from the loader, which counts the
+// masks of the whole global batch itself):
 //   for each micro-step m: begin_backward(m == last); loss.backward();
 //   finish_gradients()                -> every parameter's .grad is the SUM over ranks (each rank's
 //                                        loss is already divided by the global count: sum, not mean)
-//   sum({loss_sum, correct, stop})    -> global metrics and an agreed stop (SIGINT on any rank)
+//   sum({loss_sum, correct, stop})    -> global metrics and an agreed stop (SIGINT on any rank); or,
+//                                        when the step reads nothing back, sum_on_device({loss_sum,
+//                                        correct}) every step and sum({stop}) at logging steps
 // Rank 0 writes logs and checkpoints; barrier() keeps the others from running ahead of a save.
 #pragma once
 
@@ -28,6 +30,8 @@ class Collectives {
 
   // In-place sum over ranks of small host values (counts are exact up to 2^53).
   virtual void sum(std::vector<double>& values) = 0;
+  // In-place sum over ranks of tensors on the training device, without a host synchronisation.
+  virtual void sum_on_device(std::vector<at::Tensor>& tensors) = 0;
   // Called once with the model's parameters on their device, before the first step and after
   // --init-from / --resume loaded weights: make them equal to rank 0's (broadcast), and register
   // gradient hooks if the implementation overlaps communication with backward.
@@ -46,6 +50,7 @@ class SingleProcess final : public Collectives {
   int rank() const override { return 0; }
   int world_size() const override { return 1; }
   void sum(std::vector<double>&) override {}
+  void sum_on_device(std::vector<at::Tensor>&) override {}
   void attach_parameters(const std::vector<at::Tensor>&) override {}
   void begin_backward(bool) override {}
   void finish_gradients() override {}

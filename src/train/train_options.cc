@@ -86,6 +86,8 @@ void TrainOptions::validate() const {
   need(threads >= 0, flag_of("threads"), "must be >= 0");
   need(attention == "auto" || attention == "fused" || attention == "explicit", flag_of("attention"),
        "must be auto, fused or explicit");
+  need(optim == "adamw" || optim == "adamw_torch_fused" || optim == "adamw_torch" || optim == "adamw_bertpt",
+       flag_of("optim"), "must be adamw, adamw_torch_fused, adamw_torch or adamw_bertpt, not '" + optim + "'");
   need(logging_steps > 0, flag_of("logging_steps"), "must be > 0");
   need(eval_steps >= 0, flag_of("eval_steps"), "must be >= 0");
   need(eval_max_batches >= 0, flag_of("eval_max_batches"), "must be >= 0");

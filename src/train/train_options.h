@@ -31,6 +31,7 @@ struct TrainOptions {
   double adam_beta2 = 0.999;
   double adam_epsilon = 1e-8;
   double max_grad_norm = 1.0;        // <= 0: no clipping
+  std::string optim = "adamw";       // AdamW kernel: adamw (auto), adamw_torch_fused, adamw_torch, adamw_bertpt
   uint64_t seed = 34;
   double mlm_probability = 0.15;
 
@@ -80,6 +81,9 @@ void visit_train_options(Options& o, F&& f) {
   f("adam_beta2", o.adam_beta2, "AdamW beta2");
   f("adam_epsilon", o.adam_epsilon, "AdamW epsilon");
   f("max_grad_norm", o.max_grad_norm, "Clip the global gradient norm to this (0: no clipping)");
+  f("optim", o.optim,
+    "AdamW kernel: adamw (bertpt's CPU loop on CPU, LibTorch's fused kernel on CUDA), adamw_torch_fused "
+    "(LibTorch's fused kernel; the step then never waits for the device), adamw_torch (tensor ops), adamw_bertpt");
   f("seed", o.seed, "Seed of initialisation, sample order, masking and dropout");
   f("mlm_probability", o.mlm_probability, "Share of tokens selected for prediction");
   f("precision", o.precision, "bf16 (autocast, LayerNorm/softmax/loss in fp32) or fp32");

@@ -32,6 +32,7 @@
 #include "train/flops.h"
 #include "train/lr_schedule.h"
 #include "train/run_checkpoint.h"
+#include "train/step_stats.h"
 
 namespace bertpt::train {
 
@@ -51,6 +52,13 @@ bool is_preset_name(const std::string& name) {
     if (p == n) return true;
   }
   return false;
+}
+
+AdamWKernel parse_optim(const std::string& s) {
+  if (s == "adamw_torch_fused") return AdamWKernel::LibTorchFused;
+  if (s == "adamw_torch") return AdamWKernel::TensorOps;
+  if (s == "adamw_bertpt") return AdamWKernel::Bertpt;
+  return AdamWKernel::Auto;
 }
 
 model::AttentionKernel parse_attention(const std::string& s) {
@@ -260,7 +268,7 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
   const std::vector<std::pair<std::string, at::Tensor>> named = model::named_parameter_list(*model);
   const std::vector<at::Tensor> params = model->parameters();  // the same tensors, in the same order
   coll.attach_parameters(params);
-  AdamW optimizer(named, AdamWOptions{o.adam_beta1, o.adam_beta2, o.adam_epsilon, o.weight_decay});
+  AdamW optimizer(named, AdamWOptions{o.adam_beta1, o.adam_beta2, o.adam_epsilon, o.weight_decay, parse_optim(o.optim)});
 
   int64_t step = 0;
   uint64_t position = 0;
@@ -367,6 +375,36 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
   } iv;
   double last_grad_norm = 0, last_lr = 0;
 
+  // With an optimizer that skips a non-finite update on the device (LibTorch's fused AdamW, the
+  // default on CUDA), a step reads nothing back: loss, accuracy, norm and the non-finite policy's
+  // counters stay on the device until the next logging step (DeviceStepStats). Otherwise the host
+  // reads them every step and skips the update itself.
+  const bool device_step = optimizer.skips_on_device();
+  DeviceStepStats device_stats(device, consecutive_bad);
+  // Reads the device-side counters into the interval and applies the non-finite policy for them.
+  auto settle_device_stats = [&](int64_t through_step) {
+    const DeviceStepStats::Totals t = device_stats.read_and_reset();
+    const int64_t bad = t.steps - t.good_steps;
+    optimizer.uncount_skipped(bad);
+    skipped += bad;
+    consecutive_bad = t.streak;
+    iv.good_steps += t.good_steps;
+    iv.loss_sum += t.loss_sum;
+    iv.correct += t.correct;
+    iv.masked += t.masked;
+    last_grad_norm = t.last_norm;
+    if (bad > 0) {
+      message(std::to_string(bad) + " of the " + std::to_string(t.steps) + " steps up to step " +
+              std::to_string(through_step) + " had a non-finite loss or gradient; their updates were skipped");
+    }
+    if (t.worst_streak >= o.max_nan_steps) {
+      throw BadInput("training diverged: the loss or gradient was not finite for " + std::to_string(t.worst_streak) +
+                         " steps in a row (seen at step " + std::to_string(through_step) + ")",
+                     "lower --learning-rate, add --warmup-steps, or use --precision fp32; resume from the last checkpoint");
+    }
+    return t;
+  };
+
   auto run_eval = [&]() {
     if (!valid) return;
     EvalResult er = evaluate_mlm(*model, *valid, eo, &coll);
@@ -387,6 +425,8 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
 
   auto save = [&]() {
     if (step == last_saved_step) return;
+    // The checkpoint records the skipped-step counters and the optimizer's step count: settled first.
+    if (device_step) settle_device_stats(step);
     if (main) {
       nlohmann::json s;
       s["data_position"] = position;
@@ -417,9 +457,7 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
   while (step < o.max_steps) {
     const auto t_step = Clock::now();
     StepBatch batch = loader->next();
-    std::vector<double> count = {double(batch.num_masked)};
-    coll.sum(count);
-    const double global_masked = count[0];
+    const double global_masked = double(batch.global_num_masked);
     const double lr = schedule.at(step);
     const bool poison = hooks.inject_nonfinite && hooks.inject_nonfinite(step);
 
@@ -435,11 +473,12 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
         at::Tensor ids = mb.input_ids.to(device, /*non_blocking=*/true);      // [b, T]
         at::Tensor labels = mb.labels.to(device, /*non_blocking=*/true);      // [b, T]
         at::Tensor att = mb.attention_mask.defined() ? mb.attention_mask.to(device, true) : at::Tensor();
+        at::Tensor positions = mb.masked_positions.to(device, /*non_blocking=*/true);  // [M]
         at::Tensor loss;  // [] this micro-batch's share of the global mean loss
         model::MlmOutput out;
         {
           torch_compat::AutocastGuard autocast(device.type(), at::kBFloat16, bf16);
-          out = model->forward(ids, att, {}, labels, model::MlmHead::Sparse);
+          out = model->forward(ids, att, {}, labels, model::MlmHead::Sparse, positions);
           loss = out.loss_sum * (1.0 / std::max(1.0, global_masked));
         }
         if (poison) loss = loss * std::numeric_limits<double>::quiet_NaN();
@@ -450,32 +489,60 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
       }
       coll.finish_gradients();
       at::Tensor norm = global_grad_norm(params);  // [] over the summed gradients: the same on every rank
-      // The one host synchronisation of the step (besides the sparse head's): loss, accuracy, norm.
-      at::Tensor host = at::stack({loss_acc.to(at::kDouble), correct_acc.to(at::kDouble), norm.to(at::kDouble)}).cpu();
-      const double* h = host.data_ptr<double>();
-      loss_sum = h[0];
-      correct = h[1];
-      grad_norm = h[2];
-      std::vector<double> sums = {loss_sum, correct, hooks.stop_requested && hooks.stop_requested() ? 1.0 : 0.0};
-      coll.sum(sums);
-      loss_sum = sums[0];
-      correct = sums[1];
-      const bool stop = sums[2] > 0;
-      const bool finite = std::isfinite(loss_sum) && std::isfinite(grad_norm);
-      if (finite) {
-        consecutive_bad = 0;
+      const bool log_now = (step + 1) % o.logging_steps == 0 || step + 1 == o.max_steps;
+      bool stop = false, finite = true;
+      if (device_step) {
+        // Nothing read back: the update is skipped on the device when loss or norm is not finite.
+        std::vector<at::Tensor> sums = {loss_acc.to(at::kDouble), correct_acc.to(at::kDouble)};
+        coll.sum_on_device(sums);
+        at::Tensor ok = at::isfinite(sums[0]).logical_and(at::isfinite(norm));  // [] bool
         clip_grads(params, norm, o.max_grad_norm);
-        optimizer.step(lr);
+        optimizer.step(lr, ok.logical_not().to(at::kFloat));
+        device_stats.add(ok, sums[0], sums[1], global_masked, norm);
+        // One rank honours a signal at once; several must agree, which they do at logging steps.
+        const bool stop_here = hooks.stop_requested && hooks.stop_requested();
+        if (world == 1) {
+          stop = stop_here;
+        } else if (log_now) {
+          std::vector<double> flag = {stop_here ? 1.0 : 0.0};
+          coll.sum(flag);
+          stop = flag[0] > 0;
+        }
+        if (hooks.on_step || log_now || stop) {
+          const DeviceStepStats::Totals t = settle_device_stats(step + 1);
+          if (t.steps == 1) {  // this step's own values (every step when on_step asks for them)
+            finite = t.good_steps == 1;
+            loss_sum = finite ? t.loss_sum : std::nan("");
+            correct = t.correct;
+          }
+          grad_norm = t.last_norm;
+        }
       } else {
-        ++skipped;
-        ++consecutive_bad;
-        optimizer.zero_grad();
-        message("step " + std::to_string(step + 1) + ": non-finite " + (std::isfinite(loss_sum) ? "gradient" : "loss") +
-                ", update skipped (" + std::to_string(consecutive_bad) + " in a row)");
-        if (consecutive_bad >= o.max_nan_steps) {
-          throw BadInput("training diverged: the loss or gradient was not finite for " + std::to_string(consecutive_bad) +
-                             " steps in a row (up to step " + std::to_string(step + 1) + ")",
-                         "lower --learning-rate, add --warmup-steps, or use --precision fp32; resume from the last checkpoint");
+        // The one host synchronisation of the step: loss, accuracy, norm.
+        at::Tensor host = at::stack({loss_acc.to(at::kDouble), correct_acc.to(at::kDouble), norm.to(at::kDouble)}).cpu();
+        const double* h = host.data_ptr<double>();
+        grad_norm = h[2];
+        std::vector<double> sums = {h[0], h[1], hooks.stop_requested && hooks.stop_requested() ? 1.0 : 0.0};
+        coll.sum(sums);
+        loss_sum = sums[0];
+        correct = sums[1];
+        stop = sums[2] > 0;
+        finite = std::isfinite(loss_sum) && std::isfinite(grad_norm);
+        if (finite) {
+          consecutive_bad = 0;
+          clip_grads(params, norm, o.max_grad_norm);
+          optimizer.step(lr);
+        } else {
+          ++skipped;
+          ++consecutive_bad;
+          optimizer.zero_grad();
+          message("step " + std::to_string(step + 1) + ": non-finite " + (std::isfinite(loss_sum) ? "gradient" : "loss") +
+                  ", update skipped (" + std::to_string(consecutive_bad) + " in a row)");
+          if (consecutive_bad >= o.max_nan_steps) {
+            throw BadInput("training diverged: the loss or gradient was not finite for " +
+                               std::to_string(consecutive_bad) + " steps in a row (up to step " + std::to_string(step + 1) + ")",
+                           "lower --learning-rate, add --warmup-steps, or use --precision fp32; resume from the last checkpoint");
+          }
         }
       }
       ++step;
@@ -495,7 +562,7 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
       iv.steps += 1;
       iv.seconds += step_seconds;
       iv.flops += flops.train_flops(double(G), double(T), global_masked);
-      if (finite) {
+      if (finite && !device_step) {  // the device path settles these from DeviceStepStats
         iv.good_steps += 1;
         iv.loss_sum += loss_sum;
         iv.correct += correct;

@@ -61,6 +61,25 @@ TEST_F(DistTrain, TwoRanksOfBatch8TrainLikeOneRankOfBatch16) {
   expect_same_losses(losses(dir.file("two")), losses(dir.file("one")), "2x8 vs 1x16");
 }
 
+TEST_F(DistTrain, DeviceSideStepTwoRanksTrainLikeOne) {
+  // --optim adamw_torch_fused: the step reads nothing back (the CUDA path): metric sums are
+  // all-reduced as tensors, the stop flag and the counters only at logging steps (here every 2).
+  auto args = [&](const std::string& out, int batch) {
+    std::string a = train_args(out, batch, 6);
+    return a.replace(a.find("--logging-steps 1"), 17, "--logging-steps 2") + " --save-steps 0";
+  };
+  const std::string fused = " --optim adamw_torch_fused";
+  auto one = run_bertpt(args("one-dev", 16) + fused);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  auto two = run_bertpt(args("two-dev", 8) + fused + " --nproc-per-node 2");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  auto host = run_bertpt(args("one-host", 16) + " --optim adamw_bertpt");
+  ASSERT_EQ(host.exit_code, 0) << host.err;
+  EXPECT_EQ(losses(dir.file("two-dev")).size(), 3u);
+  expect_same_losses(losses(dir.file("two-dev")), losses(dir.file("one-dev")), "2x8 vs 1x16, device-side step");
+  expect_same_losses(losses(dir.file("one-dev")), losses(dir.file("one-host")), "device-side vs host step");
+}
+
 TEST_F(DistTrain, ElasticResumeFromTwoRanksToOneAndBack) {
   // A constant learning rate, so that runs stopped at step 3 follow the same schedule as whole ones.
   const std::string c = " --lr-scheduler constant";

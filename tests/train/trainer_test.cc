@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <string>
 
 #include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "data/dataset.h"
@@ -124,6 +127,85 @@ TEST_F(TrainerTest, NonFiniteStepsAreSkippedThenStop) {
   always.inject_nonfinite = [](int64_t step) { return step >= 1; };
   try {
     run(o, always);
+    FAIL() << "no error after 3 non-finite steps";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("not finite for 3 steps in a row"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(TrainerTest, DeviceSideStepEqualsHostStep) {
+  // --optim adamw_torch_fused: the step reads nothing back (the CUDA default; here on the CPU, where
+  // it is the same code): the same losses and weights as bertpt's CPU AdamW with per-step reads.
+  const std::string model = testing::write_tiny_config(dir, vocab(), 0.1);
+  TrainOptions host = testing::tiny_options(data, model, dir.file("host"));
+  host.max_steps = 8;
+  host.warmup_steps = 2;
+  host.weight_decay = 0.01;
+  host.optim = "adamw_bertpt";
+  TrainOptions dev = host;
+  dev.output_dir = dir.file("device");
+  dev.optim = "adamw_torch_fused";
+  auto rh = run(host), rd = run(dev);  // on_step reads every step
+  ASSERT_EQ(rh.size(), 8u);
+  ASSERT_EQ(rd.size(), 8u);
+  for (size_t i = 0; i < rh.size(); ++i) {
+    EXPECT_NEAR(rd[i].loss, rh[i].loss, 1e-5 * std::abs(rh[i].loss)) << "step " << i + 1;
+    EXPECT_NEAR(rd[i].grad_norm, rh[i].grad_norm, 1e-4 * rh[i].grad_norm) << "step " << i + 1;
+    EXPECT_FALSE(rd[i].skipped);
+  }
+  // Without on_step the device path reads only at logging steps: the logged means are the same.
+  TrainOptions deferred = dev;
+  deferred.output_dir = dir.file("deferred");
+  deferred.logging_steps = 4;
+  TrainResult r = run_training(deferred, {});
+  EXPECT_EQ(r.final_step, 8);
+  std::vector<double> logged;
+  std::ifstream metrics(dir.file("deferred/metrics.jsonl"));
+  for (std::string line; std::getline(metrics, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.contains("loss")) logged.push_back(j["loss"].get<double>());
+  }
+  ASSERT_EQ(logged.size(), 2u);
+  EXPECT_NEAR(logged[0], (rh[0].loss + rh[1].loss + rh[2].loss + rh[3].loss) / 4, 0.05 * rh[0].loss)
+      << "the interval's loss is the mean over its masked tokens, near the mean of the step losses";
+  auto wh = model::load_pretrained(dir.file("host/checkpoint-8"));
+  auto wd = model::load_pretrained(dir.file("deferred/checkpoint-8"));
+  auto ph = wh->named_parameters(), pd = wd->named_parameters();
+  for (const auto& it : ph) EXPECT_TRUE(at::allclose(pd[it.key()], it.value(), 1e-4, 1e-5)) << it.key();
+  EXPECT_EQ(read_trainer_state(dir.file("deferred/checkpoint-8"))["optimizer_steps"].get<int64_t>(), 8);
+}
+
+TEST_F(TrainerTest, NonFiniteStepsAreSkippedOnTheDevice) {
+  const std::string model = testing::write_tiny_config(dir, vocab(), 0.0);
+  TrainOptions o = testing::tiny_options(data, model, dir.file("nan"));
+  o.max_steps = 5;
+  o.optim = "adamw_torch_fused";
+  o.logging_steps = 5;  // without on_step, one read at step 5
+  TrainHooks once;
+  once.inject_nonfinite = [](int64_t step) { return step == 2; };
+  TrainResult r = run_training(o, once);
+  EXPECT_EQ(r.skipped_steps, 1);
+  EXPECT_EQ(r.final_step, 5);
+  EXPECT_EQ(read_trainer_state(dir.file("nan/checkpoint-5"))["optimizer_steps"].get<int64_t>(), 4)
+      << "the skipped update is not counted";
+  // The same run with a read every step: the skipped step is the third, its weights are untouched.
+  o.output_dir = dir.file("nan-steps");
+  auto steps = run(o, once);
+  ASSERT_EQ(steps.size(), 5u);
+  EXPECT_TRUE(steps[2].skipped);
+  EXPECT_FALSE(steps[3].skipped);
+  auto a = model::load_pretrained(dir.file("nan/checkpoint-5"));
+  auto b = model::load_pretrained(dir.file("nan-steps/checkpoint-5"));
+  auto pb = b->named_parameters();
+  for (const auto& it : a->named_parameters()) EXPECT_TRUE(at::equal(it.value(), pb[it.key()])) << it.key();
+
+  o.output_dir = dir.file("nan2");
+  o.max_nan_steps = 3;
+  o.logging_steps = 1;
+  TrainHooks always;
+  always.inject_nonfinite = [](int64_t step) { return step >= 1; };
+  try {
+    run_training(o, always);
     FAIL() << "no error after 3 non-finite steps";
   } catch (const BadInput& e) {
     EXPECT_NE(std::string(e.what()).find("not finite for 3 steps in a row"), std::string::npos) << e.what();
