@@ -1,12 +1,15 @@
 #include "train/adamw.h"
 
 #include <ATen/core/grad_mode.h>
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
 
 #include <ATen/ATen.h>
 #include <ATen/ops/_foreach_add.h>
+#include <ATen/ops/_foreach_mul.h>
+#include <ATen/ops/_foreach_norm.h>
 #include <ATen/ops/_foreach_sub.h>
 #include <ATen/ops/_fused_adamw.h>
 
@@ -234,12 +237,33 @@ void AdamW::load_state(const std::vector<std::pair<std::string, at::Tensor>>& te
   step_ = steps;
 }
 
-at::Tensor global_grad_norm(const std::vector<at::Tensor>& parameters) {
-  std::vector<at::Tensor> norms;
+namespace {
+
+// The defined gradients of `parameters`, in order.
+std::vector<at::Tensor> defined_grads(const std::vector<at::Tensor>& parameters) {
+  std::vector<at::Tensor> grads;
   for (const auto& p : parameters) {
-    if (p.grad().defined()) norms.push_back(p.grad().detach().to(at::kFloat).norm(2));
+    if (p.grad().defined()) grads.push_back(p.grad().detach());
   }
-  if (norms.empty()) return at::zeros({}, at::kFloat);
+  return grads;
+}
+
+bool all_float(const std::vector<at::Tensor>& ts) {
+  return std::all_of(ts.begin(), ts.end(), [](const at::Tensor& t) { return t.scalar_type() == at::kFloat; });
+}
+
+}  // namespace
+
+at::Tensor global_grad_norm(const std::vector<at::Tensor>& parameters) {
+  const std::vector<at::Tensor> grads = defined_grads(parameters);
+  if (grads.empty()) return at::zeros({}, at::kFloat);
+  // Multi-tensor kernels (one launch on CUDA instead of one per parameter) for fp32 gradients.
+  std::vector<at::Tensor> norms;
+  if (all_float(grads)) {
+    norms = at::_foreach_norm(grads, 2);
+  } else {
+    for (const auto& g : grads) norms.push_back(g.to(at::kFloat).norm(2));
+  }
   return at::stack(norms).norm(2);  // sqrt(sum of squares) of the per-tensor norms
 }
 
@@ -247,9 +271,12 @@ void clip_grads(const std::vector<at::Tensor>& parameters, const at::Tensor& nor
   if (max_norm <= 0) return;
   at::NoGradGuard no_grad;
   at::Tensor coef = (max_norm / (norm + 1e-6)).clamp_max(1.0);  // [] on the gradients' device
-  for (const auto& p : parameters) {
-    if (p.grad().defined()) p.grad().mul_(coef.to(p.grad().scalar_type()));
+  std::vector<at::Tensor> grads = defined_grads(parameters);
+  if (all_float(grads)) {
+    at::_foreach_mul_(grads, coef);
+    return;
   }
+  for (auto& g : grads) g.mul_(coef.to(g.scalar_type()));
 }
 
 }  // namespace bertpt::train
