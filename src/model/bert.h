@@ -45,7 +45,7 @@ struct LayerNormParams {
 // How self-attention is computed.
 //   Fused:    LibTorch's scaled-dot-product-attention operator (torch_compat).
 //   Explicit: matmul, additive mask, softmax in fp32, dropout, matmul.
-//   Auto:     Fused where LibTorch has a real fused kernel for the device (2.x), else Explicit.
+//   Auto:     Fused where it is the faster choice (CUDA), else Explicit (CPU; measured).
 enum class AttentionKernel { Auto, Fused, Explicit };
 
 // What `kernel` runs on `device_type`: "fused" (at::scaled_dot_product_attention) or "explicit".

@@ -48,8 +48,9 @@ class AutocastGuard {
 bool autocast_enabled(c10::DeviceType device_type);
 c10::ScalarType autocast_dtype(c10::DeviceType device_type);
 
-// True when LibTorch's scaled-dot-product-attention operator has a fused kernel for `device_type`
-// (flash / memory-efficient kernels on CUDA, the flash kernel on CPU).
+// True when LibTorch's scaled-dot-product-attention operator is the faster attention on
+// `device_type`: on CUDA (flash / memory-efficient kernels); not on CPU, where its flash kernel is
+// slower than the explicit path in bf16 training (measured, torch_compat.cc).
 bool has_fused_sdpa(c10::DeviceType device_type);
 
 // softmax(q kᵀ / sqrt(head_dim) + mask) v with dropout on the probabilities, through LibTorch's

@@ -375,7 +375,9 @@ TEST(BertForMaskedLM, FusedAttentionEqualsExplicit) {
   BertConfig c = tiny_config();
   BertForMaskedLM model(c);
   Batch b = tiny_batch();
-  EXPECT_EQ(attention_kernel_name(AttentionKernel::Auto, c10::DeviceType::CPU), "fused");
+  EXPECT_EQ(attention_kernel_name(AttentionKernel::Auto, c10::DeviceType::CUDA), "fused");
+  EXPECT_EQ(attention_kernel_name(AttentionKernel::Auto, c10::DeviceType::CPU), "explicit");
+  EXPECT_EQ(attention_kernel_name(AttentionKernel::Fused, c10::DeviceType::CPU), "fused");
   EXPECT_EQ(attention_kernel_name(AttentionKernel::Explicit, c10::DeviceType::CUDA), "explicit");
   for (const at::Tensor& mask : {b.mask, at::Tensor()}) {
     SCOPED_TRACE(mask.defined() ? "with padding mask" : "without mask");
