@@ -30,7 +30,14 @@ if [[ ! -x $OLD ]]; then
 fi
 [[ ${1:-} == --build-only ]] && exit 0
 
-echo "bertpt bench, bf16, seq 128, $STEPS timed steps, $THREADS threads; $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load $(cut -d' ' -f1 /proc/loadavg); $(date -u +%F)"
+echo "### LibTorch 2.13 against 1.13 (\`bench/libtorch-versions.sh\`)"
+echo
+echo "Written by \`bench/libtorch-versions.sh\` on $(date -u +%F): \`bertpt bench --model M --seq-len 128"
+echo "--per-device-batch-size 32 --precision bf16 --threads $THREADS --steps $STEPS --warmup-steps 2\` with each build in"
+echo "turn; $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1 /proc/loadavg) at the start."
+echo "The 1.13 row is bertpt at $OLD_REV (the last commit built against Debian's LibTorch 1.13), the 2.13 row"
+echo "bertpt at the commit shown, with the torch 2.13.0 wheel; the share of the GEMM rate is over the bf16"
+echo "GEMM rate each LibTorch reaches in its own process."
 echo
 echo "| model | batch | LibTorch | bertpt | tokens/s | TFLOP/s | share of the bf16 GEMM rate | GEMM rate (GFLOP/s) |"
 echo "|---|---|---|---|---|---|---|---|"

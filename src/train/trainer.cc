@@ -445,6 +445,9 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
                   {"dropout", "generator re-seeded with hash(seed, step, rank, micro_step) per micro-step"}};
       s["dataset"] = dataset_fingerprint(*dataset);
       s["config"] = o.to_json();
+      s["kernels"] = {{"attention", model::attention_kernel_name(parse_attention(o.attention), device.type())},
+                      {"adamw", optimizer.kernel_name()},
+                      {"libtorch", torch_compat::torch_version()}};
       last_saved = save_checkpoint(o.output_dir, step, model, optimizer, s, dataset->tokenizer_dir());
       prune_checkpoints(o.output_dir, o.save_total_limit, last_saved);
       message("saved " + last_saved);

@@ -172,7 +172,11 @@ TEST_F(TrainerTest, DeviceSideStepEqualsHostStep) {
   auto wd = model::load_pretrained(dir.file("deferred/checkpoint-8"));
   auto ph = wh->named_parameters(), pd = wd->named_parameters();
   for (const auto& it : ph) EXPECT_TRUE(at::allclose(pd[it.key()], it.value(), 1e-4, 1e-5)) << it.key();
-  EXPECT_EQ(read_trainer_state(dir.file("deferred/checkpoint-8"))["optimizer_steps"].get<int64_t>(), 8);
+  const auto state = read_trainer_state(dir.file("deferred/checkpoint-8"));
+  EXPECT_EQ(state["optimizer_steps"].get<int64_t>(), 8);
+  EXPECT_EQ(state["kernels"]["adamw"], "libtorch_fused");
+  EXPECT_EQ(state["kernels"]["attention"], "explicit");  // auto on CPU
+  EXPECT_EQ(read_trainer_state(dir.file("host/checkpoint-8"))["kernels"]["adamw"], "bertpt");
 }
 
 TEST_F(TrainerTest, NonFiniteStepsAreSkippedOnTheDevice) {
