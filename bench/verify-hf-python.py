@@ -19,7 +19,9 @@ Loads a bertpt MLM checkpoint (and optionally a fine-tuned classifier) with the 
     `bertpt fill-mask` with the same numbers (the HF -> bertpt direction).
 
 Needs: python3 with `torch` and `transformers` (and `safetensors`, which transformers installs).
-The `tokenizers` (Rust) package is not needed: only the slow BertTokenizer is used.
+Only the slow BertTokenizer is used, but transformers 4.57 cannot be imported without the
+`tokenizers` (Rust) package (a hard dependency it installs); 4.31 from source could be.
+Checked with transformers 4.31.0 + torch 1.13.1 and transformers 4.57.6 + torch 2.13.0.
 
 Run it either on outputs you already made:
 
