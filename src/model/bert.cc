@@ -1,11 +1,11 @@
 #include "model/bert.h"
 
-#include <ATen/core/grad_mode.h>
 #include <cmath>
 #include <string>
 #include <unordered_set>
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include "common/error.h"
 #include "model/ops.h"
@@ -121,10 +121,13 @@ BertLayerImpl::BertLayerImpl(const BertConfig& config) : config_(config) {
   output_norm = add_layer_norm(*out, "LayerNorm", H);
 }
 
+AttentionKernel resolve_attention(AttentionKernel kernel, c10::DeviceType device_type) {
+  if (kernel != AttentionKernel::Auto) return kernel;
+  return torch_compat::has_fused_sdpa(device_type) ? AttentionKernel::Fused : AttentionKernel::Explicit;
+}
+
 std::string attention_kernel_name(AttentionKernel kernel, c10::DeviceType device_type) {
-  const bool fused = kernel == AttentionKernel::Fused ||
-                     (kernel == AttentionKernel::Auto && torch_compat::has_fused_sdpa(device_type));
-  return fused ? "fused" : "explicit";
+  return resolve_attention(kernel, device_type) == AttentionKernel::Fused ? "fused" : "explicit";
 }
 
 at::Tensor BertLayerImpl::attention(const at::Tensor& x, const at::Tensor& additive_mask) {
@@ -142,7 +145,7 @@ at::Tensor BertLayerImpl::attention(const at::Tensor& x, const at::Tensor& addit
   at::Tensor q = qkv[0], k = qkv[1], v = qkv[2];  // [B, nh, T, hd] each (strided views)
 
   at::Tensor ctx;  // [B, nh, T, hd]
-  if (attention_kernel_name(attention_kernel, x.device().type()) == "fused") {
+  if (resolve_attention(attention_kernel, x.device().type()) == AttentionKernel::Fused) {
     ctx = torch_compat::scaled_dot_product_attention(q, k, v, additive_mask, p);
   } else {
     // Scaling q ([B, nh, T, hd]) instead of the scores ([B, nh, T, T]) is cheaper when T > hd, and

@@ -48,7 +48,9 @@ struct LayerNormParams {
 //   Auto:     Fused where it is the faster choice (CUDA), else Explicit (CPU; measured).
 enum class AttentionKernel { Auto, Fused, Explicit };
 
-// What `kernel` runs on `device_type`: "fused" (at::scaled_dot_product_attention) or "explicit".
+// What `kernel` runs on `device_type`: Fused or Explicit (Auto resolved).
+AttentionKernel resolve_attention(AttentionKernel kernel, c10::DeviceType device_type);
+// The same as a name: "fused" (at::scaled_dot_product_attention) or "explicit".
 std::string attention_kernel_name(AttentionKernel kernel, c10::DeviceType device_type);
 
 // Word + position + token-type embeddings, LayerNorm, dropout.

@@ -1,6 +1,5 @@
 #include "model/checkpoint.h"
 
-#include <ATen/core/grad_mode.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -9,6 +8,7 @@
 #include <unordered_set>
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include "common/atomic_file.h"
 #include "common/error.h"

@@ -2,9 +2,8 @@
 
 #include <sched.h>
 
-#include <cstdlib>
 #include <algorithm>
-#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -46,12 +45,10 @@ std::optional<BlockCache::Stats> cpu_block_cache_stats() {
 int kernel_thread_team_size() {
   std::mutex mu;
   std::set<std::thread::id> seen;
-  // One chunk per possible thread, each long enough that an idle thread of the team picks one up.
-  const int64_t chunks = 4 * std::max(at::get_num_threads(), available_cpus());
-  at::parallel_for(0, chunks, 1, [&](int64_t, int64_t) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
-    while (std::chrono::steady_clock::now() < until) {
-    }
+  // at::parallel_for (OpenMP) gives each thread of its team one contiguous chunk: with more items
+  // than threads, every thread of the team runs the body once.
+  const int64_t items = 4 * std::max(at::get_num_threads(), available_cpus());
+  at::parallel_for(0, items, 1, [&](int64_t, int64_t) {
     std::lock_guard<std::mutex> lock(mu);
     seen.insert(std::this_thread::get_id());
   });

@@ -1,12 +1,12 @@
 #include "train/adamw.h"
 
-#include <ATen/core/grad_mode.h>
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 #include <ATen/ops/_foreach_add.h>
 #include <ATen/ops/_foreach_mul.h>
 #include <ATen/ops/_foreach_norm.h>

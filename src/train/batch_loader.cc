@@ -36,6 +36,18 @@ data::MaskingOptions masking_for_dataset(const data::Dataset& dataset, double ml
   return o;
 }
 
+namespace {
+
+// Sample `position`'s token ids (`ids`) and its masked inputs and labels (`in`, `lab`), T each.
+void mask_sample_at(const data::Dataset& dataset, const data::Sampler& sampler, const data::MaskingOptions& masking,
+                    uint64_t seed, uint64_t position, int64_t* ids, int64_t* in, int64_t* lab) {
+  const uint64_t sample = sampler.sample_at(position);
+  dataset.get(sample, ids);
+  data::mask_tokens(masking, seed, sampler.epoch_of(position), sample, ids, in, lab, size_t(dataset.seq_len()));
+}
+
+}  // namespace
+
 MicroBatch make_micro_batch(const data::Dataset& dataset, const data::Sampler& sampler,
                             const data::MaskingOptions& masking, uint64_t seed, uint64_t position, int64_t count,
                             bool pin_memory) {
@@ -52,10 +64,7 @@ MicroBatch make_micro_batch(const data::Dataset& dataset, const data::Sampler& s
   const int64_t pad = dataset.manifest().value("special_ids", nlohmann::json::object()).value("pad", int64_t(-1));
   bool padded = false;
   for (int64_t i = 0; i < count; ++i) {
-    const uint64_t pos = position + uint64_t(i);
-    const uint64_t sample = sampler.sample_at(pos);
-    dataset.get(sample, ids.data());
-    data::mask_tokens(masking, seed, sampler.epoch_of(pos), sample, ids.data(), in + i * T, lab + i * T, size_t(T));
+    mask_sample_at(dataset, sampler, masking, seed, position + uint64_t(i), ids.data(), in + i * T, lab + i * T);
     for (int64_t t = 0; t < T; ++t) {
       const bool real = ids[size_t(t)] != pad;
       att[i * T + t] = real;
@@ -80,10 +89,7 @@ int64_t count_masked(const data::Dataset& dataset, const data::Sampler& sampler,
   std::vector<int64_t> ids(T), in(T), lab(T);
   int64_t masked = 0;
   for (int64_t i = 0; i < count; ++i) {
-    const uint64_t pos = position + uint64_t(i);
-    const uint64_t sample = sampler.sample_at(pos);
-    dataset.get(sample, ids.data());
-    data::mask_tokens(masking, seed, sampler.epoch_of(pos), sample, ids.data(), in.data(), lab.data(), T);
+    mask_sample_at(dataset, sampler, masking, seed, position + uint64_t(i), ids.data(), in.data(), lab.data());
     for (size_t t = 0; t < T; ++t) masked += lab[t] != data::kIgnoreLabel;
   }
   return masked;

@@ -1,10 +1,10 @@
 #include "train/classify.h"
 
-#include <ATen/core/grad_mode.h>
 #include <algorithm>
 #include <numeric>
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include "model/torch_compat.h"
 

@@ -1,12 +1,12 @@
 #include "train/evaluate.h"
 
-#include <ATen/core/grad_mode.h>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <vector>
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include "common/error.h"
 #include "data/dataset.h"

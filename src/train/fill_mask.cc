@@ -1,9 +1,9 @@
 #include "train/fill_mask.h"
 
-#include <ATen/core/grad_mode.h>
 #include <filesystem>
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include "common/error.h"
 #include "model/checkpoint.h"

@@ -1,6 +1,5 @@
 #include "train/finetune.h"
 
-#include <ATen/core/grad_mode.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <optional>
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include "common/atomic_file.h"
 #include "common/error.h"

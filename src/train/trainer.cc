@@ -61,6 +61,13 @@ AdamWKernel parse_optim(const std::string& s) {
   return AdamWKernel::Auto;
 }
 
+// The non-finite policy's verdict: `streak` consecutive steps without a finite loss and gradient.
+[[noreturn]] void throw_diverged(int64_t streak, int64_t step) {
+  throw BadInput("training diverged: the loss or gradient was not finite for " + std::to_string(streak) +
+                     " steps in a row (up to step " + std::to_string(step) + ")",
+                 "lower --learning-rate, add --warmup-steps, or use --precision fp32; resume from the last checkpoint");
+}
+
 model::AttentionKernel parse_attention(const std::string& s) {
   if (s == "fused") return model::AttentionKernel::Fused;
   if (s == "explicit") return model::AttentionKernel::Explicit;
@@ -263,6 +270,7 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
     }
   }
   model->bert->set_attention_kernel(parse_attention(o.attention));
+  const std::string attention_kernel = model::attention_kernel_name(parse_attention(o.attention), device.type());
   model->to(device);
   model->train();
   const std::vector<std::pair<std::string, at::Tensor>> named = model::named_parameter_list(*model);
@@ -349,7 +357,7 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
     s["world_size"] = world;
     s["device"] = device.str();
     s["threads"] = at::get_num_threads();
-    s["attention_kernel"] = model::attention_kernel_name(parse_attention(o.attention), device.type());
+    s["attention_kernel"] = attention_kernel;
     s["adamw_kernel"] = optimizer.kernel_name();
     s["peak_flops"] = peak.flops_per_sec;
     s["peak_source"] = peak.source;
@@ -397,11 +405,7 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
       message(std::to_string(bad) + " of the " + std::to_string(t.steps) + " steps up to step " +
               std::to_string(through_step) + " had a non-finite loss or gradient; their updates were skipped");
     }
-    if (t.worst_streak >= o.max_nan_steps) {
-      throw BadInput("training diverged: the loss or gradient was not finite for " + std::to_string(t.worst_streak) +
-                         " steps in a row (seen at step " + std::to_string(through_step) + ")",
-                     "lower --learning-rate, add --warmup-steps, or use --precision fp32; resume from the last checkpoint");
-    }
+    if (t.worst_streak >= o.max_nan_steps) throw_diverged(t.worst_streak, through_step);
     return t;
   };
 
@@ -445,7 +449,7 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
                   {"dropout", "generator re-seeded with hash(seed, step, rank, micro_step) per micro-step"}};
       s["dataset"] = dataset_fingerprint(*dataset);
       s["config"] = o.to_json();
-      s["kernels"] = {{"attention", model::attention_kernel_name(parse_attention(o.attention), device.type())},
+      s["kernels"] = {{"attention", attention_kernel},
                       {"adamw", optimizer.kernel_name()},
                       {"libtorch", torch_compat::torch_version()}};
       last_saved = save_checkpoint(o.output_dir, step, model, optimizer, s, dataset->tokenizer_dir());
@@ -541,11 +545,7 @@ TrainResult run_training(const TrainOptions& options, const TrainHooks& hooks) {
           optimizer.zero_grad();
           message("step " + std::to_string(step + 1) + ": non-finite " + (std::isfinite(loss_sum) ? "gradient" : "loss") +
                   ", update skipped (" + std::to_string(consecutive_bad) + " in a row)");
-          if (consecutive_bad >= o.max_nan_steps) {
-            throw BadInput("training diverged: the loss or gradient was not finite for " +
-                               std::to_string(consecutive_bad) + " steps in a row (up to step " + std::to_string(step + 1) + ")",
-                           "lower --learning-rate, add --warmup-steps, or use --precision fp32; resume from the last checkpoint");
-          }
+          if (consecutive_bad >= o.max_nan_steps) throw_diverged(consecutive_bad, step + 1);
         }
       }
       ++step;

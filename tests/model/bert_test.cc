@@ -3,13 +3,13 @@
 // bf16 autocast vs fp32, and a tiny overfit run. Tiny configs only: the whole file runs in seconds.
 #include "model/bert.h"
 
-#include <ATen/core/grad_mode.h>
 #include <gtest/gtest.h>
 
 #include <limits>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/grad_mode.h>
 #include <torch/optim/adamw.h>
 
 #include <cmath>
