@@ -14,7 +14,7 @@ BERT pre-training guide's stack runs it (the Trainer's defaults, without the Tra
 
 Why: it is the peer in bertpt's side-by-side benchmarks. bench/gpu and scripts/gpu-check run it on
 a GPU next to bertpt's CUDA build; on a CPU its numbers compare with `bertpt bench` (same seq-len,
-batch and threads). FLOPs use bertpt's formula (src/train/flops.h), with the MLM decoder counted
+batch and threads). FLOPs use bertpt's formula (src/perf/flops.h), with the MLM decoder counted
 at every position, since HF computes it densely (bertpt's sparse head counts only masked ones).
 
 Prints one JSON object on stdout; warnings and errors go to stderr. Example (CPU, one thread):
@@ -222,7 +222,7 @@ def make_optimizer(model):
 
 
 def train_matmul_flops(config, batch, seq_len):
-    """bertpt's formula (src/train/flops.h) with the MLM head at every position:
+    """bertpt's formula (src/perf/flops.h) with the MLM head at every position:
     6 * N_matmul * tokens + 12 * L * H * T * tokens."""
     L, H, I, V = config.num_hidden_layers, config.hidden_size, config.intermediate_size, config.vocab_size
     n_matmul = L * (4 * H * H + 2 * H * I) + H * H + V * H

@@ -5,7 +5,7 @@
 //               [--steps 5] [--warmup 1] [--threads N (default: all available CPUs)] [--head sparse|dense] [--optimizer]
 //               [--attention auto|fused|explicit] [--no-dropout] [--json] [--profile trace.json]
 //
-// Model FLOPs follow GUIDE.md section 4: 6 · N_matmul · tokens + 12 · L · H · S · tokens, where the
+// Model FLOPs follow docs/training.md ("MFU"): 6 · N_matmul · tokens + 12 · L · H · S · tokens, where the
 // encoder's N_matmul = L · (4H² + 2HI) counts at every token and the MLM head's (H² + V·H) only at
 // the predicted positions when the head is sparse ("sparse head convention"); the dense-head
 // equivalent is printed too.

@@ -9,7 +9,7 @@ MFU and bertpt/HF) on stdout; scripts/gpu-check writes it to $OUT/gpu.md, which 
   bench/side_by_side.py --title "..." --command "..." BERTPT.json:HF.json [...]
 
 Throughput is compared in tokens/s, the work a user gets done. TFLOP/s and MFU use bertpt's FLOP
-formula (src/train/flops.h) for both, each counting what it computes: bertpt's MLM decoder runs at
+formula (src/perf/flops.h) for both, each counting what it computes: bertpt's MLM decoder runs at
 the masked positions only, HF's at every position, so HF is credited with more FLOPs per token.
 """
 
@@ -69,9 +69,9 @@ def main():
         out += ["```sh"] + a.command + ["```", ""]
     out += ["| device | seq | batch | bertpt tokens/s | HF tokens/s | bertpt / HF | bertpt TFLOP/s | HF TFLOP/s | "
             "bertpt MFU | HF MFU |", "|---|---|---|---|---|---|---|---|---|---|"] + lines + [""]
-    out += ["TFLOP/s and MFU count each implementation's own work with bertpt's formula (src/train/flops.h): "
+    out += ["TFLOP/s and MFU count each implementation's own work with bertpt's formula (src/perf/flops.h): "
             "bertpt's MLM decoder runs only at the masked positions, HF's at every position. MFU is over the "
-            "device's dense bf16 peak (the table in src/train/flops.cc)."]
+            "device's dense bf16 peak (the table in src/perf/flops.cc)."]
     print("\n".join(out))
 
 

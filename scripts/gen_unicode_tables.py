@@ -7,7 +7,7 @@ Regenerate (needs Debian's `unicode-data`, which is UCD 15.0.0):
 then run the exhaustive peer test (tests/tokenizer/peer_unicode_test.cc), which compares every code
 point against the npm package tokenizers@0.23.2.
 
-HF mixes three Unicode versions, and so must we (SPEC-hf-compat.md section 2; each fact below was
+HF mixes three Unicode versions, and so must we (docs/hf-compat.md, "Normalizer"; each fact below was
 verified code point by code point against the peer):
   * general categories (control, Mn, punctuation) come from the Rust crate unicode_categories 0.1.1,
     i.e. Unicode 8.0: a code point assigned after 8.0 is in no category. We take UCD 15 categories

@@ -1,23 +1,20 @@
-// `bertpt bench`: measured training throughput and MFU on this hardware (src/train/bench.h).
+// `bertpt bench`: measured training throughput and MFU on this hardware (src/mlm/bench.h).
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/commands.h"
-#include "cli/dist_setup.h"
+#include "cli/dist_flags.h"
 #include "cli/train_commands.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 
-#ifdef BERTPT_HAVE_TORCH
 #include "common/hash.h"
-#include "train/bench.h"
-#endif
+#include "mlm/bench.h"
+#include "distributed/process_group.h"
 
 namespace bertpt::cli {
-
-#ifdef BERTPT_HAVE_TORCH
 
 namespace {
 
@@ -45,7 +42,7 @@ void add_bench_command(CLI::App& app) {
   struct Opts {
     CommonFlags common;
     DistFlags dist;
-    train::BenchOptions bench;
+    mlm::BenchOptions bench;
     std::string seq_lens = "128", batches = "32", out;
   };
   auto o = std::make_shared<Opts>();
@@ -67,14 +64,14 @@ void add_bench_command(CLI::App& app) {
   add_common_flags(cmd, o->common);
   cmd->callback([o] {
     launch_workers_if_asked(o->dist, o->common.quiet);
-    train::BenchOptions b = o->bench;
+    mlm::BenchOptions b = o->bench;
     b.seq_lens = parse_list(o->seq_lens, "--seq-len");
     b.batch_sizes = parse_list(o->batches, "--per-device-batch-size");
     nlohmann::json what = {{"model", b.model}, {"seq", b.seq_lens}, {"batch", b.batch_sizes}, {"precision", b.precision},
                            {"steps", b.steps}, {"warmup", b.warmup_steps}, {"data", b.data}};
-    auto collectives = join_process_group(o->dist, b.device, b.threads, "the bench options", hash64(what.dump()));
+    auto collectives = distributed::join_process_group(o->dist.timeout_seconds, b.device, b.threads, "the bench options", hash64(what.dump()));
     b.collectives = collectives.get();
-    train::BenchResult r = train::run_bench(b);
+    mlm::BenchResult r = mlm::run_bench(b);
     if (collectives && collectives->rank() != 0) return;  // rank 0 reports for the job
     nlohmann::json j = r.to_json(b);
     if (!o->out.empty()) write_file_atomic(o->out, j.dump(2) + "\n");
@@ -100,17 +97,5 @@ void add_bench_command(CLI::App& app) {
     }
   });
 }
-
-#else
-
-void add_bench_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("bench", "Training throughput and MFU (needs a build with LibTorch)");
-  cmd->allow_extras();
-  cmd->callback([] {
-    throw BadInput("this bertpt was built without LibTorch, so it cannot benchmark training", "rebuild with -DBERTPT_WITH_TORCH=ON");
-  });
-}
-
-#endif
 
 }  // namespace bertpt::cli

@@ -1,6 +1,7 @@
 // `bertpt cost`: time and dollars of a training job on given hardware, from a measured throughput.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -33,8 +34,8 @@ perf::Throughput throughput_from_bench(const std::string& path, uint32_t seq_len
     throw BadInput(path + ": no \"seq_per_sec\"/\"seq_len\" fields", "pass the file written by bertpt bench --out");
   }
   if (j["seq_len"].get<uint32_t>() != seq_len) {
-    throw BadInput(path + " was measured at seq_len " + std::to_string(j["seq_len"].get<uint32_t>()) + " but the job uses " +
-                       std::to_string(seq_len),
+    throw BadInput(path + " was measured at seq_len " + std::to_string(j["seq_len"].get<uint32_t>()) +
+                       " but the job uses " + std::to_string(seq_len),
                    "bench at the job's --seq-len, or pass --seq-len to match");
   }
   perf::Throughput t;
@@ -44,125 +45,159 @@ perf::Throughput throughput_from_bench(const std::string& path, uint32_t seq_len
   return t;
 }
 
+struct CostFlags {
+  CommonFlags common;
+  perf::Job job;
+  std::string bench, prices;
+  double seq_per_sec = 0, hours = 0, price_per_hour = 0;
+  uint64_t for_steps = 0;
+  int instances = 1, devices = 1;
+  std::vector<std::string> instance_specs;
+};
+
+void add_cost_flags(CLI::App* cmd, CostFlags& o) {
+  cmd->add_option("--steps", o.job.steps, "Optimizer steps of the job")->capture_default_str();
+  cmd->add_option("--global-batch", o.job.global_batch, "Sequences per step (all devices)")->capture_default_str();
+  cmd->add_option("--seq-len", o.job.seq_len, "Tokens per sequence")->capture_default_str();
+  cmd->add_option("--bench", o.bench, "Throughput from a file written by bertpt bench --out");
+  cmd->add_option("--seq-per-sec", o.seq_per_sec, "Throughput in sequences per second");
+  cmd->add_option("--hours", o.hours, "Throughput from a measured run: it took this many hours ...");
+  cmd->add_option("--for-steps", o.for_steps, "... for this many steps (at --global-batch)");
+  cmd->add_option("--instance", o.instance_specs,
+                  "Hardware: NAME[*COUNT][=THROUGHPUT] from the price table; repeat to compare. THROUGHPUT overrides "
+                  "the measured one for that row: SEQ/s, HOURSh/STEPS or HOURSh (the whole job)");
+  cmd->add_option("--instances", o.instances, "Instances per --instance without *COUNT")->capture_default_str();
+  cmd->add_option("--price-per-hour", o.price_per_hour,
+                  "Price of one instance-hour of custom hardware (instead of --instance)");
+  cmd->add_option("--devices", o.devices, "Accelerators per custom instance (with --price-per-hour)")
+      ->capture_default_str();
+  cmd->add_option("--prices", o.prices, "Price table (default: configs/prices.json of this installation)");
+  add_common_flags(cmd, o.common);
+}
+
+// The throughput given by --bench, --seq-per-sec or --hours/--for-steps (at most one of them).
+std::optional<perf::Throughput> measured_throughput(const CostFlags& o) {
+  std::optional<perf::Throughput> measured;
+  int sources = (!o.bench.empty()) + (o.seq_per_sec > 0) + (o.hours > 0);
+  if (sources > 1) throw BadInput("give the throughput once: --bench, --seq-per-sec, or --hours with --for-steps");
+  if (!o.bench.empty()) measured = throughput_from_bench(o.bench, o.job.seq_len);
+  if (o.seq_per_sec > 0) measured = perf::parse_throughput(std::to_string(o.seq_per_sec) + "/s");
+  if (o.hours > 0) {
+    if (o.for_steps == 0) throw BadInput("--hours needs --for-steps (the steps that took that long)");
+    perf::Throughput t;
+    t.kind = perf::Throughput::Kind::HoursPerSteps;
+    t.value = o.hours;
+    t.steps = o.for_steps;
+    t.origin = std::to_string(o.hours) + " h for " + std::to_string(o.for_steps) + " steps";
+    measured = t;
+  }
+  return measured;
+}
+
+// One row per hardware setup: the custom one (--price-per-hour) first, then each --instance.
+std::vector<perf::CostRow> cost_rows(const CostFlags& o, const std::optional<perf::Throughput>& measured) {
+  std::vector<perf::CostRow> rows;
+  if (o.price_per_hour > 0) {
+    if (!measured) throw BadInput("no throughput given", "pass --bench, --seq-per-sec, or --hours with --for-steps");
+    perf::InstancePrice custom{"custom", o.price_per_hour, o.devices, "", "--price-per-hour", ""};
+    rows.push_back(perf::estimate_cost(o.job, custom, o.instances, *measured));
+  }
+  if (!o.instance_specs.empty()) {
+    auto table = perf::load_price_table(o.prices.empty() ? perf::default_price_table_path() : o.prices);
+    for (const auto& text : o.instance_specs) {
+      perf::InstanceSpec spec = perf::parse_instance_spec(text);
+      if (text.find('*') == std::string::npos) spec.count = o.instances;
+      const auto& price = perf::find_instance(table, spec.name);
+      auto tp = spec.throughput ? spec.throughput : measured;
+      if (!tp) {
+        throw BadInput("no throughput for --instance " + text,
+                       "pass --bench, --seq-per-sec, --hours/--for-steps, or NAME=THROUGHPUT");
+      }
+      rows.push_back(perf::estimate_cost(o.job, price, spec.count, *tp));
+    }
+  }
+  if (rows.empty()) {
+    throw BadInput("no hardware given", "pass --instance NAME (see configs/prices.json) or --price-per-hour");
+  }
+  return rows;
+}
+
+nlohmann::json cost_json(const perf::Job& job, const std::vector<perf::CostRow>& rows) {
+  const perf::CostRow& base = rows.front();
+  nlohmann::json j;
+  j["job"] = {{"steps", job.steps},
+              {"global_batch", job.global_batch},
+              {"seq_len", job.seq_len},
+              {"sequences", job.sequences()},
+              {"tokens", job.sequences() * job.seq_len}};
+  j["rows"] = nlohmann::json::array();
+  for (const auto& r : rows) {
+    j["rows"].push_back({{"instance", r.instance},
+                         {"count", r.count},
+                         {"devices", r.devices},
+                         {"price_per_hour", r.price_per_hour},
+                         {"seq_per_sec", r.seq_per_sec},
+                         {"hours", r.hours},
+                         {"instance_hours", r.instance_hours},
+                         {"device_hours", r.device_hours},
+                         {"dollars", r.dollars},
+                         {"relative_to_first", r.dollars / base.dollars - 1},
+                         {"throughput_origin", r.throughput_origin},
+                         {"price_source", r.price_source},
+                         {"price_as_of", r.price_as_of}});
+  }
+  return j;
+}
+
+// "baseline" for the first row, else how much more or less `r` costs than it.
+std::string relative_to_first(const perf::CostRow& r, const perf::CostRow& base) {
+  if (&r == &base) return "baseline";
+  char buf[128];
+  double more = r.dollars / base.dollars - 1;
+  if (more >= 0) {
+    std::snprintf(buf, sizeof buf, "%+.1f%% (first saves %.1f%%)", 100 * more, 100 * (1 - base.dollars / r.dollars));
+  } else {
+    std::snprintf(buf, sizeof buf, "%+.1f%% (saves %.1f%%)", 100 * more, -100 * more);
+  }
+  return buf;
+}
+
+void print_cost_table(const perf::Job& job, const std::vector<perf::CostRow>& rows) {
+  std::printf("job: %llu steps x %llu sequences x %u tokens = %.1f M sequences (%.1f B tokens)\n",
+              (unsigned long long)job.steps, (unsigned long long)job.global_batch, job.seq_len,
+              job.sequences() / 1e6, job.sequences() * job.seq_len / 1e9);
+  std::printf("%-16s %5s %7s %9s %9s %9s %10s %9s %13s  %s\n", "instance", "count", "devices", "seq/s", "hours",
+              "inst-h", "device-h", "$/inst-h", "total", "vs first");
+  for (const auto& r : rows) {
+    std::printf("%-16s %5d %7d %9.1f %9.2f %9.2f %10.2f %9.2f %13s  %s\n", r.instance.c_str(), r.count, r.devices,
+                r.seq_per_sec, r.hours, r.instance_hours, r.device_hours, r.price_per_hour, money(r.dollars).c_str(),
+                relative_to_first(r, rows.front()).c_str());
+  }
+  for (const auto& r : rows) {
+    if (!r.price_source.empty()) {
+      std::printf("  %s: $%.4g/h from %s%s%s\n", r.instance.c_str(), r.price_per_hour, r.price_source.c_str(),
+                  r.price_as_of.empty() ? "" : ", as of ", r.price_as_of.c_str());
+    }
+  }
+}
+
+void run_cost(const CostFlags& o) {
+  const std::vector<perf::CostRow> rows = cost_rows(o, measured_throughput(o));
+  if (o.common.json) {
+    print_json(cost_json(o.job, rows));
+  } else {
+    print_cost_table(o.job, rows);
+  }
+}
+
 }  // namespace
 
 void add_cost_command(CLI::App& app) {
-  struct Opts {
-    CommonFlags common;
-    perf::Job job;
-    std::string bench, prices;
-    double seq_per_sec = 0, hours = 0, price_per_hour = 0;
-    uint64_t for_steps = 0;
-    int instances = 1, devices = 1;
-    std::vector<std::string> instance_specs;
-  };
-  auto o = std::make_shared<Opts>();
-  auto* cmd = app.add_subcommand("cost", "Time and dollars of a training job on given hardware, from a measured throughput");
-  cmd->add_option("--steps", o->job.steps, "Optimizer steps of the job")->capture_default_str();
-  cmd->add_option("--global-batch", o->job.global_batch, "Sequences per step (all devices)")->capture_default_str();
-  cmd->add_option("--seq-len", o->job.seq_len, "Tokens per sequence")->capture_default_str();
-  cmd->add_option("--bench", o->bench, "Throughput from a file written by bertpt bench --out");
-  cmd->add_option("--seq-per-sec", o->seq_per_sec, "Throughput in sequences per second");
-  cmd->add_option("--hours", o->hours, "Throughput from a measured run: it took this many hours ...");
-  cmd->add_option("--for-steps", o->for_steps, "... for this many steps (at --global-batch)");
-  cmd->add_option("--instance", o->instance_specs,
-                  "Hardware: NAME[*COUNT][=THROUGHPUT] from the price table; repeat to compare. THROUGHPUT overrides "
-                  "the measured one for that row: SEQ/s, HOURSh/STEPS or HOURSh (the whole job)");
-  cmd->add_option("--instances", o->instances, "Instances per --instance without *COUNT")->capture_default_str();
-  cmd->add_option("--price-per-hour", o->price_per_hour, "Price of one instance-hour of custom hardware (instead of --instance)");
-  cmd->add_option("--devices", o->devices, "Accelerators per custom instance (with --price-per-hour)")->capture_default_str();
-  cmd->add_option("--prices", o->prices, "Price table (default: configs/prices.json of this installation)");
-  add_common_flags(cmd, o->common);
-  cmd->callback([o] {
-    std::optional<perf::Throughput> measured;
-    int sources = (!o->bench.empty()) + (o->seq_per_sec > 0) + (o->hours > 0);
-    if (sources > 1) throw BadInput("give the throughput once: --bench, --seq-per-sec, or --hours with --for-steps");
-    if (!o->bench.empty()) measured = throughput_from_bench(o->bench, o->job.seq_len);
-    if (o->seq_per_sec > 0) measured = perf::parse_throughput(std::to_string(o->seq_per_sec) + "/s");
-    if (o->hours > 0) {
-      if (o->for_steps == 0) throw BadInput("--hours needs --for-steps (the steps that took that long)");
-      perf::Throughput t;
-      t.kind = perf::Throughput::Kind::HoursPerSteps;
-      t.value = o->hours;
-      t.steps = o->for_steps;
-      t.origin = std::to_string(o->hours) + " h for " + std::to_string(o->for_steps) + " steps";
-      measured = t;
-    }
-
-    std::vector<perf::CostRow> rows;
-    if (o->price_per_hour > 0) {
-      if (!measured) throw BadInput("no throughput given", "pass --bench, --seq-per-sec, or --hours with --for-steps");
-      perf::InstancePrice custom{"custom", o->price_per_hour, o->devices, "", "--price-per-hour", ""};
-      rows.push_back(perf::estimate_cost(o->job, custom, o->instances, *measured));
-    }
-    if (!o->instance_specs.empty()) {
-      auto table = perf::load_price_table(o->prices.empty() ? perf::default_price_table_path() : o->prices);
-      for (const auto& text : o->instance_specs) {
-        perf::InstanceSpec spec = perf::parse_instance_spec(text);
-        if (text.find('*') == std::string::npos) spec.count = o->instances;
-        const auto& price = perf::find_instance(table, spec.name);
-        auto tp = spec.throughput ? spec.throughput : measured;
-        if (!tp) throw BadInput("no throughput for --instance " + text, "pass --bench, --seq-per-sec, --hours/--for-steps, or NAME=THROUGHPUT");
-        rows.push_back(perf::estimate_cost(o->job, price, spec.count, *tp));
-      }
-    }
-    if (rows.empty()) throw BadInput("no hardware given", "pass --instance NAME (see configs/prices.json) or --price-per-hour");
-
-    const perf::CostRow& base = rows.front();
-    nlohmann::json j;
-    j["job"] = {{"steps", o->job.steps},
-                {"global_batch", o->job.global_batch},
-                {"seq_len", o->job.seq_len},
-                {"sequences", o->job.sequences()},
-                {"tokens", o->job.sequences() * o->job.seq_len}};
-    j["rows"] = nlohmann::json::array();
-    for (const auto& r : rows) {
-      j["rows"].push_back({{"instance", r.instance},
-                           {"count", r.count},
-                           {"devices", r.devices},
-                           {"price_per_hour", r.price_per_hour},
-                           {"seq_per_sec", r.seq_per_sec},
-                           {"hours", r.hours},
-                           {"instance_hours", r.instance_hours},
-                           {"device_hours", r.device_hours},
-                           {"dollars", r.dollars},
-                           {"relative_to_first", r.dollars / base.dollars - 1},
-                           {"throughput_origin", r.throughput_origin},
-                           {"price_source", r.price_source},
-                           {"price_as_of", r.price_as_of}});
-    }
-    if (o->common.json) {
-      print_json(j);
-      return;
-    }
-    std::printf("job: %llu steps x %llu sequences x %u tokens = %.1f M sequences (%.1f B tokens)\n",
-                (unsigned long long)o->job.steps, (unsigned long long)o->job.global_batch, o->job.seq_len,
-                o->job.sequences() / 1e6, o->job.sequences() * o->job.seq_len / 1e9);
-    std::printf("%-16s %5s %7s %9s %9s %9s %10s %9s %13s  %s\n", "instance", "count", "devices", "seq/s", "hours",
-                "inst-h", "device-h", "$/inst-h", "total", "vs first");
-    for (const auto& r : rows) {
-      std::string rel = "baseline";
-      if (&r != &base) {
-        char buf[128];
-        double more = r.dollars / base.dollars - 1;
-        if (more >= 0) {
-          std::snprintf(buf, sizeof buf, "%+.1f%% (first saves %.1f%%)", 100 * more, 100 * (1 - base.dollars / r.dollars));
-        } else {
-          std::snprintf(buf, sizeof buf, "%+.1f%% (saves %.1f%%)", 100 * more, -100 * more);
-        }
-        rel = buf;
-      }
-      std::printf("%-16s %5d %7d %9.1f %9.2f %9.2f %10.2f %9.2f %13s  %s\n", r.instance.c_str(), r.count, r.devices,
-                  r.seq_per_sec, r.hours, r.instance_hours, r.device_hours, r.price_per_hour, money(r.dollars).c_str(),
-                  rel.c_str());
-    }
-    for (const auto& r : rows) {
-      if (!r.price_source.empty()) {
-        std::printf("  %s: $%.4g/h from %s%s%s\n", r.instance.c_str(), r.price_per_hour, r.price_source.c_str(),
-                    r.price_as_of.empty() ? "" : ", as of ", r.price_as_of.c_str());
-      }
-    }
-  });
+  auto o = std::make_shared<CostFlags>();
+  auto* cmd =
+      app.add_subcommand("cost", "Time and dollars of a training job on given hardware, from a measured throughput");
+  add_cost_flags(cmd, *o);
+  cmd->callback([o] { run_cost(*o); });
 }
 
 }  // namespace bertpt::cli

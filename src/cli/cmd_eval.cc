@@ -1,5 +1,5 @@
 // `bertpt eval`: MLM loss, perplexity and accuracy of a checkpoint on a prepared split, with a fixed
-// evaluation mask (src/train/evaluate.h).
+// evaluation mask (src/mlm/evaluate.h).
 #include <cstdio>
 #include <memory>
 
@@ -7,10 +7,9 @@
 #include "cli/train_commands.h"
 #include "common/error.h"
 
-#ifdef BERTPT_HAVE_TORCH
-#include "train/evaluate.h"
-#include "train/device.h"
-#endif
+#include "mlm/evaluate.h"
+#include "engine/device.h"
+#include "engine/precision.h"
 
 namespace bertpt::cli {
 
@@ -18,14 +17,11 @@ void add_eval_command(CLI::App& app) {
   struct Opts {
     CommonFlags common;
     std::string model, data, split = "valid", precision = "fp32";
-#ifdef BERTPT_HAVE_TORCH
-    train::EvalOptions eval;
-#endif
+    mlm::EvalOptions eval;
     int threads = 0;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("eval", "MLM loss, perplexity and accuracy of a checkpoint on a held-out split");
-#ifdef BERTPT_HAVE_TORCH
   cmd->add_option("--model", o->model, "Checkpoint directory (config.json + model.safetensors)")->required();
   cmd->add_option("--data", o->data, "Prepared dataset directory")->required();
   cmd->add_option("--split", o->split, "valid or train")->capture_default_str();
@@ -38,12 +34,11 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
   add_common_flags(cmd, o->common);
   cmd->callback([o] {
-    if (o->precision != "fp32" && o->precision != "bf16") throw BadInput("--precision must be fp32 or bf16");
     if (o->eval.batch_size <= 0) throw BadInput("--batch-size must be > 0");
-    o->eval.bf16 = o->precision == "bf16";
-    train::setup_cpu_runtime(o->threads);
-    o->eval.device = train::normalize_device(o->eval.device);
-    train::EvalResult r = train::evaluate_checkpoint(o->model, o->data, o->split, o->eval);
+    o->eval.bf16 = engine::is_bf16(o->precision);
+    engine::setup_cpu_runtime(o->threads);
+    o->eval.device = engine::normalize_device(o->eval.device);
+    mlm::EvalResult r = mlm::evaluate_checkpoint(o->model, o->data, o->split, o->eval);
     if (!o->common.quiet) {
       std::fprintf(stderr, "eval: %s on %s/%s: loss %.4f | perplexity %.2f | accuracy %.4f (%lld sequences, %lld masked tokens, %.1fs)\n",
                    o->model.c_str(), o->data.c_str(), o->split.c_str(), r.loss, r.perplexity, r.accuracy,
@@ -62,10 +57,7 @@ void add_eval_command(CLI::App& app) {
                   {"seconds", r.seconds}});
     }
   });
-#else
-  cmd->allow_extras();
-  cmd->callback([] { throw BadInput("this bertpt was built without LibTorch, so it cannot evaluate", "rebuild with -DBERTPT_WITH_TORCH=ON"); });
-#endif
+
 }
 
 }  // namespace bertpt::cli

@@ -1,4 +1,4 @@
-// `bertpt fill-mask`: top-k predictions for each [MASK] of a text (src/train/fill_mask.h).
+// `bertpt fill-mask`: top-k predictions for each [MASK] of a text (src/mlm/fill_mask.h).
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -7,10 +7,8 @@
 #include "cli/train_commands.h"
 #include "common/error.h"
 
-#ifdef BERTPT_HAVE_TORCH
-#include "train/device.h"
-#include "train/fill_mask.h"
-#endif
+#include "engine/device.h"
+#include "mlm/fill_mask.h"
 
 namespace bertpt::cli {
 
@@ -24,7 +22,6 @@ void add_fill_mask_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("fill-mask",
                                  "Top-k predictions for each [MASK] in a text (any HF BERT MaskedLM checkpoint).\n"
                                  "Usage: bertpt fill-mask --model DIR [options] TEXT...");
-#ifdef BERTPT_HAVE_TORCH
   cmd->add_option("--model", o->model, "Checkpoint directory (config.json + model.safetensors + tokenizer files)")->required();
   // The texts are taken as the command's extra arguments, not as a CLI11 list option: CLI11 reads
   // an argument in brackets ("[MASK] is [MASK]") as a "[a,b]" list, strips them and splits at commas.
@@ -41,11 +38,11 @@ void add_fill_mask_command(CLI::App& app) {
     }
     if (texts.empty()) throw BadInput("fill-mask: no text given", "bertpt fill-mask --model DIR \"The capital of France is [MASK].\"");
     if (o->top_k <= 0) throw BadInput("--top-k must be > 0");
-    train::setup_cpu_runtime(o->threads);
-    train::FillMasker masker(o->model, o->tokenizer, train::normalize_device(o->device));
+    engine::setup_cpu_runtime(o->threads);
+    mlm::FillMasker masker(o->model, o->tokenizer, engine::normalize_device(o->device));
     nlohmann::json out = nlohmann::json::array();
     for (const auto& text : texts) {
-      train::FillMaskResult r = masker.run(text, o->top_k);
+      mlm::FillMaskResult r = masker.run(text, o->top_k);
       nlohmann::json masks = nlohmann::json::array();
       if (!o->common.json) std::printf("%s\n", text.c_str());
       for (size_t m = 0; m < r.predictions.size(); ++m) {
@@ -62,10 +59,7 @@ void add_fill_mask_command(CLI::App& app) {
     }
     if (o->common.json) print_json({{"model", o->model}, {"results", out}});
   });
-#else
-  cmd->allow_extras();
-  cmd->callback([] { throw BadInput("this bertpt was built without LibTorch, so it cannot run a model", "rebuild with -DBERTPT_WITH_TORCH=ON"); });
-#endif
+
 }
 
 }  // namespace bertpt::cli

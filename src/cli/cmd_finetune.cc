@@ -1,26 +1,23 @@
-// `bertpt finetune`: sequence classification on a pre-trained BERT (src/train/finetune.h).
+// `bertpt finetune`: sequence classification on a pre-trained BERT (src/classify/finetune.h).
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/dist_setup.h"
+#include "cli/dist_flags.h"
 #include "cli/train_commands.h"
 #include "common/error.h"
 
-#ifdef BERTPT_HAVE_TORCH
 #include "common/hash.h"
-#include "finetune/metrics.h"
-#include "train/finetune.h"
-#endif
+#include "classify/metrics.h"
+#include "classify/finetune.h"
+#include "distributed/process_group.h"
 
 namespace bertpt::cli {
 
-#ifdef BERTPT_HAVE_TORCH
-
 namespace {
 
-void print_report(const train::FinetuneResult& result) {
+void print_report(const classify::FinetuneResult& result) {
   const nlohmann::json& r = result.report;
   std::fprintf(stderr, "finetune: best epoch %lld of %zu (chosen by: %s) -> %s\n", (long long)r["best_epoch"].get<int64_t>(),
                r["epochs"].size(), ((r.contains("valid") ? "valid " : "") + r["metric_for_best"].get<std::string>()).c_str(),
@@ -28,7 +25,7 @@ void print_report(const train::FinetuneResult& result) {
   for (const auto& s : result.splits) {
     std::fprintf(stderr, "\n%s (%lld examples; majority-class baseline accuracy %.4f)\n", s.name.c_str(),
                  (long long)s.examples, s.majority_accuracy);
-    std::fprintf(stderr, "%s", finetune::format_metrics_table(s.metrics).c_str());
+    std::fprintf(stderr, "%s", classify::format_metrics_table(s.metrics).c_str());
   }
 }
 
@@ -37,7 +34,7 @@ void print_report(const train::FinetuneResult& result) {
 void add_finetune_command(CLI::App& app) {
   struct Opts {
     CommonFlags common;
-    train::FinetuneOptions f;
+    classify::FinetuneOptions f;
     bool no_header = false;
     DistFlags dist;
   };
@@ -61,12 +58,17 @@ void add_finetune_command(CLI::App& app) {
   cmd->add_flag("--overwrite-output-dir", f.overwrite_output_dir, "Replace a fine-tuned model already in --output-dir");
   cmd->add_option("--epochs", f.epochs, "Passes over the training examples")->capture_default_str();
   cmd->add_option("--learning-rate", f.learning_rate, "Peak learning rate (linear warmup, then linear decay to 0)")->capture_default_str();
-  cmd->add_option("--per-device-batch-size", f.per_device_batch_size, "Examples per step on each device")->capture_default_str();
+  cmd->add_option("--per-device-batch-size", f.per_device_batch_size, "Examples per micro-batch on each device")
+      ->capture_default_str();
+  cmd->add_option("--grad-accum", f.grad_accum, "Micro-batches accumulated per optimizer step")->capture_default_str();
   cmd->add_option("--max-seq-len", f.max_seq_len, "Tokens per example incl. [CLS]/[SEP]; longer ones are truncated "
                                                   "(pairs longest-first, as Hugging Face)")->capture_default_str();
   cmd->add_option("--warmup-ratio", f.warmup_ratio, "Share of the steps spent warming up")->capture_default_str();
   cmd->add_option("--weight-decay", f.weight_decay, "AdamW weight decay (not on biases and LayerNorm)")->capture_default_str();
   cmd->add_option("--max-grad-norm", f.max_grad_norm, "Gradient clipping (0: none)")->capture_default_str();
+  cmd->add_option("--max-nan-steps", f.max_nan_steps,
+                  "Stop after this many consecutive steps with a non-finite loss or gradient (each one is skipped)")
+      ->capture_default_str();
   cmd->add_option("--seed", f.seed, "Seed of the head's init, the example order and dropout")->capture_default_str();
   cmd->add_option("--metric-for-best", f.metric_for_best, "accuracy or macro_f1 (on --valid)")->capture_default_str();
   cmd->add_option("--precision", f.precision, "bf16 (autocast) or fp32")->capture_default_str();
@@ -78,40 +80,28 @@ void add_finetune_command(CLI::App& app) {
   add_common_flags(cmd, o->common);
   cmd->callback([o] {
     launch_workers_if_asked(o->dist, o->common.quiet);
-    train::FinetuneOptions opts = o->f;
+    classify::FinetuneOptions opts = o->f;
     opts.data.header = !o->no_header;
     opts.validate();
     nlohmann::json fp = opts.to_json();
     fp.erase("device");
     fp.erase("threads");
-    auto collectives = join_process_group(o->dist, opts.device, opts.threads, "the finetune options (data, model, batch, seed)",
+    auto collectives = distributed::join_process_group(o->dist.timeout_seconds, opts.device, opts.threads, "the finetune options (data, model, batch, seed)",
                                           hash64(fp.dump()));
     const bool quiet = o->common.quiet || (collectives && collectives->rank() != 0);
-    train::FinetuneHooks hooks;
+    classify::FinetuneHooks hooks;
     hooks.collectives = collectives.get();
     hooks.on_message = [&](const std::string& m) {
       if (!quiet) std::fprintf(stderr, "finetune: %s\n", m.c_str());
     };
     hooks.on_log = [&](const nlohmann::json& r) {
-      if (!quiet) std::fprintf(stderr, "%s\n", train::format_finetune_log(r).c_str());
+      if (!quiet) std::fprintf(stderr, "%s\n", classify::format_finetune_log(r).c_str());
     };
-    train::FinetuneResult r = train::run_finetune(opts, hooks);
+    classify::FinetuneResult r = classify::run_finetune(opts, hooks);
     if (collectives) collectives->verify_parameters_in_sync();
     if (!quiet) print_report(r);
     if (o->common.json && (!collectives || collectives->rank() == 0)) print_json(r.report);
   });
 }
-
-#else
-
-void add_finetune_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("finetune", "Fine-tune BERT for classification (needs a build with LibTorch)");
-  cmd->allow_extras();
-  cmd->callback([] {
-    throw BadInput("this bertpt was built without LibTorch, so it cannot fine-tune", "rebuild with -DBERTPT_WITH_TORCH=ON");
-  });
-}
-
-#endif
 
 }  // namespace bertpt::cli

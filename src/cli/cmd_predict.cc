@@ -1,5 +1,5 @@
 // `bertpt predict`: label and class probabilities per input line with a fine-tuned classifier
-// (src/train/predict.h).
+// (src/classify/predict.h).
 #include <cstdio>
 #include <memory>
 
@@ -7,17 +7,14 @@
 #include "cli/train_commands.h"
 #include "common/error.h"
 
-#ifdef BERTPT_HAVE_TORCH
-#include "train/predict.h"
-#endif
+#include "classify/predict.h"
 
 namespace bertpt::cli {
 
 void add_predict_command(CLI::App& app) {
-#ifdef BERTPT_HAVE_TORCH
   struct Opts {
     CommonFlags common;
-    train::PredictOptions p;
+    classify::PredictOptions p;
     bool no_header = false;
   };
   auto o = std::make_shared<Opts>();
@@ -45,22 +42,18 @@ void add_predict_command(CLI::App& app) {
     if (o->common.json && o->p.output == "-") {
       throw BadInput("--json prints a summary on stdout, where the predictions go by default", "pass --output FILE");
     }
-    train::PredictSummary s = train::run_predict(o->p);
+    classify::PredictSummary s = classify::run_predict(o->p);
     nlohmann::json summary = {{"model", o->p.model}, {"input", o->p.input}, {"output", o->p.output},
                               {"examples", s.examples}, {"truncated", s.truncated}, {"seconds", s.seconds}};
     if (s.metrics) summary["metrics"] = s.metrics->to_json();
     if (!o->common.quiet) {
       std::fprintf(stderr, "predict: %lld examples in %.2f s%s\n", (long long)s.examples, s.seconds,
                    s.truncated ? (" (" + std::to_string(s.truncated) + " truncated)").c_str() : "");
-      if (s.metrics) std::fprintf(stderr, "%s", finetune::format_metrics_table(*s.metrics).c_str());
+      if (s.metrics) std::fprintf(stderr, "%s", classify::format_metrics_table(*s.metrics).c_str());
     }
     if (o->common.json) print_json(summary);
   });
-#else
-  auto* cmd = app.add_subcommand("predict", "Classify texts with a fine-tuned model (needs a build with LibTorch)");
-  cmd->allow_extras();
-  cmd->callback([] { throw BadInput("this bertpt was built without LibTorch, so it cannot run a model", "rebuild with -DBERTPT_WITH_TORCH=ON"); });
-#endif
+
 }
 
 }  // namespace bertpt::cli

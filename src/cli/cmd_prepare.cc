@@ -6,6 +6,7 @@
 #include "cli/corpus_options.h"
 #include "common/progress.h"
 #include "data/prepare.h"
+#include "io/manifest.h"
 
 namespace bertpt::cli {
 
@@ -32,12 +33,14 @@ void add_prepare_command(CLI::App& app) {
                   "guide: the HF guide's truncate-each-document-to-seq-len and group-by-1000 semantics; "
                   "document: one document per block (long ones split, tails padded)")
       ->capture_default_str();
-  cmd->add_flag("--keep-remainder", o->prepare.keep_remainder, "concat: pad the final partial block instead of dropping it");
+  cmd->add_flag("--keep-remainder", o->prepare.keep_remainder,
+                "concat: pad the final partial block instead of dropping it");
   cmd->add_option("--valid-fraction", o->prepare.valid_fraction,
                   "Share of documents held out for validation (chosen by a hash of the text, so never in train)")
       ->capture_default_str();
   cmd->add_option("--split-seed", o->prepare.split_seed, "Seed of the train/valid split")->capture_default_str();
-  cmd->add_option("--threads", o->prepare.threads, "Encoder threads (0 = all cores); the output is the same for any value")
+  cmd->add_option("--threads", o->prepare.threads,
+                  "Encoder threads (0 = all cores); the output is the same for any value")
       ->capture_default_str();
   cmd->add_option("--shard-rows", o->prepare.shard_rows, "Rows per train shard (0 = about 64 MiB per shard)")
       ->capture_default_str();
@@ -56,13 +59,14 @@ void add_prepare_command(CLI::App& app) {
       progress.update(pr.disk_bytes_read, pr.disk_bytes_total,
                       std::to_string(pr.documents) + " documents, " + std::to_string(pr.tokens) + " tokens, " + rate);
     });
-    const auto& train = r.manifest["splits"]["train"];
-    const auto& valid = r.manifest["splits"]["valid"];
-    uint64_t tokens = train["input_tokens"].get<uint64_t>() + valid["input_tokens"].get<uint64_t>();
+    const io::ManifestSplit& train = r.manifest.train;
+    const io::ManifestSplit& valid = r.manifest.valid;
+    uint64_t tokens = train.input_tokens + valid.input_tokens;
     char line[256];
-    std::snprintf(line, sizeof line, "%llu train + %llu valid sequences of %u tokens, %llu tokens dropped, %.2f M tokens/s",
-                  (unsigned long long)train["sequences"].get<uint64_t>(), (unsigned long long)valid["sequences"].get<uint64_t>(),
-                  p.seq_len, (unsigned long long)(train["dropped_tokens"].get<uint64_t>() + valid["dropped_tokens"].get<uint64_t>()),
+    std::snprintf(line, sizeof line,
+                  "%llu train + %llu valid sequences of %u tokens, %llu tokens dropped, %.2f M tokens/s",
+                  (unsigned long long)train.sequences, (unsigned long long)valid.sequences, p.seq_len,
+                  (unsigned long long)(train.dropped_tokens + valid.dropped_tokens),
                   r.seconds > 0 ? double(tokens) / r.seconds / 1e6 : 0.0);
     progress.finish(std::string(line) + " -> " + p.out);
     if (o->common.json) {
@@ -70,7 +74,7 @@ void add_prepare_command(CLI::App& app) {
                           {"seconds", r.seconds},
                           {"tokens_per_second", r.seconds > 0 ? double(tokens) / r.seconds : 0.0},
                           {"resumed_from_documents", r.resumed_from_documents},
-                          {"manifest", r.manifest}};
+                          {"manifest", r.manifest.to_json()}};
       print_json(j);
     }
   });

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/normalizer_flags.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "text/byte_source.h"
@@ -26,36 +27,17 @@ using tokenizer::Tokenizer;
 // --tokenizer and the options that only a bare vocab.txt needs.
 struct TokenizerFlags {
   std::string path;
-  bool lowercase = false, cased = false, strip_accents = false, keep_accents = false;
-  bool no_chinese_chars = false;
+  NormalizerFlags normalizer;
 
   void add(CLI::App* cmd) {
     cmd->add_option("-t,--tokenizer", path,
                     "Tokenizer: a directory with tokenizer.json (preferred) or vocab.txt, or one of "
                     "those files (a Hugging Face BERT tokenizer directory works)")
         ->required();
-    auto* lc = cmd->add_flag("--lowercase", lowercase,
-                             "vocab.txt only: lowercase (default, unless tokenizer_config.json says "
-                             "otherwise)");
-    auto* cs = cmd->add_flag("--cased", cased, "vocab.txt only: keep case (and accents)");
-    lc->excludes(cs);
-    auto* sa = cmd->add_flag("--strip-accents", strip_accents,
-                             "vocab.txt only: strip accents (default: when lowercasing)");
-    auto* ka = cmd->add_flag("--keep-accents", keep_accents, "vocab.txt only: keep accents");
-    sa->excludes(ka);
-    cmd->add_flag("--no-chinese-chars", no_chinese_chars,
-                  "vocab.txt only: do not put spaces around CJK ideographs");
+    add_normalizer_flags(cmd, normalizer, NormalizerFlagsFor::VocabTxt);
   }
 
-  Tokenizer load() const {
-    tokenizer::VocabTxtOptions o;
-    if (lowercase) o.lowercase = true;
-    if (cased) o.lowercase = false;
-    if (strip_accents) o.strip_accents = true;
-    if (keep_accents) o.strip_accents = false;
-    if (no_chinese_chars) o.handle_chinese_chars = false;
-    return tokenizer::load_tokenizer(path, o);
-  }
+  Tokenizer load() const { return tokenizer::load_tokenizer(path, normalizer.vocab_txt_options()); }
 };
 
 // Reads the input as a sequence of byte blocks: a file (any compression the corpus readers know)

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "cli/commands.h"
+#include "cli/dist_flags.h"
 #include "cli/version.h"
 #include "common/error.h"
 
@@ -64,6 +65,8 @@ int main(int argc, char** argv) {
     }
     int rc = app.exit(e);
     return rc == 0 ? 0 : 1;
+  } catch (const cli::WorkersFinished& w) {
+    return w.status;  // the built-in launcher: the workers' status
   } catch (const Error& e) {
     std::fprintf(stderr, "bertpt: error: %s\n", e.what());
     if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());

@@ -1,6 +1,6 @@
 // The model commands (train, eval, fill-mask, plot, bench, finetune, predict), one file each, registered together by
-// add_training_commands() (commands.h). Without LibTorch, train/eval/fill-mask exist but only say
-// that this build cannot run them; plot (plain C++) always works.
+// add_training_commands() (model_commands.cc). All but plot need LibTorch: without it their files are not
+// compiled and model_commands.cc registers commands that say so.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -1,7 +1,7 @@
 #include "cli/version.h"
 
 #ifdef BERTPT_HAVE_TORCH
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 #include "model/torch_compat.h"
 #endif
 
@@ -11,7 +11,7 @@ std::string version_string() {
   std::string s = std::string("bertpt ") + BERTPT_VERSION;
 #ifdef BERTPT_HAVE_TORCH
   const torch_compat::BuildInfo info = torch_compat::build_info();
-  const std::string nccl = dist::nccl_version();
+  const std::string nccl = distributed::nccl_version();
   s += "\nLibTorch " + info.torch;
   s += "\nCUDA " + (info.cuda.empty() ? std::string("no")
                                       : info.cuda + " (" + std::to_string(info.cuda_devices) + " device(s) visible)");

@@ -85,3 +85,36 @@ std::string read_file(const std::string& path) {
 }
 
 }  // namespace bertpt
+
+namespace bertpt {
+
+void write_directory_atomic(const std::string& dir, const std::string& tmp, const std::string& aside,
+                            const std::function<void(const std::string& tmp)>& fill, const std::string& hint) {
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  if (!fs::create_directories(tmp, ec) || ec) {
+    throw BadInput("cannot create directory " + tmp + ": " + ec.message(), "check that the parent directory is writable");
+  }
+  try {
+    fill(tmp);
+    fsync_directory(tmp);
+    if (fs::exists(dir)) {
+      fs::remove_all(aside, ec);
+      fs::rename(dir, aside);
+      fs::rename(tmp, dir);
+      fs::remove_all(aside, ec);
+    } else {
+      fs::rename(tmp, dir);
+    }
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ec);
+    throw BadInput("cannot write checkpoint " + dir + ": " + e.what(), hint);
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  const fs::path parent = fs::path(dir).parent_path();
+  fsync_directory(parent.empty() ? "." : parent.string());
+}
+
+}  // namespace bertpt

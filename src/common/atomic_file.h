@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,15 @@ std::string temp_name_for(const std::string& path);
 
 // fsync of a directory, so a rename inside it is durable.
 void fsync_directory(const std::string& dir);
+
+// Builds a directory atomically: `fill(tmp)` writes its files into the empty directory `tmp` (created
+// here; `tmp` must be in the same parent as `dir`, so rename() is atomic), which is then fsynced and
+// renamed to `dir`. An existing `dir` is replaced: rename() cannot replace a non-empty directory, so
+// it is moved aside to `aside` first and deleted after — `dir` is always either the old complete
+// directory or the new complete one. On any error `tmp` is removed and the error rethrown
+// (filesystem errors as BadInput naming `dir`, with `hint`).
+void write_directory_atomic(const std::string& dir, const std::string& tmp, const std::string& aside,
+                            const std::function<void(const std::string& tmp)>& fill, const std::string& hint);
 
 // Reads a whole file; throws BadInput naming the path when it cannot.
 std::string read_file(const std::string& path);

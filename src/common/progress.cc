@@ -77,4 +77,10 @@ void Progress::finish(const std::string& summary) {
   if (!quiet_ && !summary.empty()) std::fprintf(stderr, "%s: %s\n", label_.c_str(), summary.c_str());
 }
 
+std::string Progress::format_count(uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+  return s;
+}
+
 }  // namespace bertpt

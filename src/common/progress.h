@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 namespace bertpt {
@@ -25,6 +26,7 @@ class Progress {
 
   static std::string format_bytes(double bytes);
   static std::string format_duration(double seconds);
+  static std::string format_count(uint64_t n);  // 1234567 -> "1,234,567"
 
  private:
   std::string label_;

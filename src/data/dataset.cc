@@ -1,65 +1,39 @@
 #include "data/dataset.h"
 
 #include <algorithm>
-#include <filesystem>
 
-#include "common/atomic_file.h"
 #include "common/error.h"
 
 namespace bertpt::data {
 
-nlohmann::json read_manifest(const std::string& dir) {
-  std::string path = dir + "/" + kManifestName;
-  if (!std::filesystem::exists(path)) {
-    bool interrupted = std::filesystem::exists(dir + "/progress.json");
-    throw BadInput(path + " does not exist: " + (interrupted ? "the dataset is incomplete" : "not a bertpt dataset"),
-                   interrupted ? "finish it with bertpt prepare --resume" : "create one with bertpt prepare");
+Dataset::Dataset(const std::string& dir, const std::string& split) : dir_(dir), manifest_(io::read_manifest(dir)) {
+  const io::ManifestSplit* s = manifest_.find_split(split);
+  if (!s) {
+    throw BadInput(io::manifest_path(dir) + ": no split \"" + split + "\"", "use --split train or --split valid");
   }
-  nlohmann::json m;
-  try {
-    m = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw BadInput(path + ": not valid JSON (" + e.what() + ")", "re-run bertpt prepare");
-  }
-  if (m.value("format", "") != "bertpt-dataset") throw BadInput(path + ": field \"format\" is not \"bertpt-dataset\"");
-  int version = m.value("format_version", 0);
-  if (version != kDatasetFormatVersion) {
-    throw BadInput(path + ": format_version " + std::to_string(version) + ", this bertpt reads version " +
-                   std::to_string(kDatasetFormatVersion));
-  }
-  return m;
+  open_shards(*s);
 }
 
-Dataset::Dataset(const std::string& dir, const std::string& split) : dir_(dir), manifest_(read_manifest(dir)) {
-  const std::string mpath = dir + "/" + kManifestName;
-  try {
-    seq_len_ = manifest_.at("seq_len").get<uint32_t>();
-    vocab_size_ = manifest_.at("vocab_size").get<uint64_t>();
-    if (!manifest_.at("splits").contains(split)) {
-      throw BadInput(mpath + ": no split \"" + split + "\"", "use --split train or --split valid");
+// Maps every shard of `split` and checks it against the manifest.
+void Dataset::open_shards(const io::ManifestSplit& split) {
+  for (const io::ManifestShard& s : split.shards) {
+    auto reader = std::make_unique<ShardReader>(dir_ + "/" + s.file);
+    if (reader->rows() != s.rows || reader->seq_len() != seq_len()) {
+      throw BadInput("shard " + s.file + " holds " + std::to_string(reader->rows()) + " rows of " +
+                         std::to_string(reader->seq_len()) + " tokens but the manifest says " + std::to_string(s.rows) +
+                         " rows of " + std::to_string(seq_len()),
+                     "the dataset was modified; re-run bertpt prepare");
     }
-    for (const auto& s : manifest_["splits"][split].at("shards")) {
-      std::string file = s.at("file").get<std::string>();
-      auto reader = std::make_unique<ShardReader>(dir + "/" + file);
-      uint64_t rows = s.at("rows").get<uint64_t>();
-      if (reader->rows() != rows || reader->seq_len() != seq_len_) {
-        throw BadInput("shard " + file + " holds " + std::to_string(reader->rows()) + " rows of " +
-                           std::to_string(reader->seq_len()) + " tokens but the manifest says " + std::to_string(rows) +
-                           " rows of " + std::to_string(seq_len_),
-                       "the dataset was modified; re-run bertpt prepare");
-      }
-      starts_.push_back(total_rows_);
-      total_rows_ += rows;
-      shards_.push_back(std::move(reader));
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw BadInput(mpath + ": missing or malformed field (" + e.what() + ")", "re-run bertpt prepare");
+    starts_.push_back(total_rows_);
+    total_rows_ += s.rows;
+    shards_.push_back(std::move(reader));
   }
 }
 
 size_t Dataset::shard_of(uint64_t index, uint64_t& row) const {
   if (index >= total_rows_) {
-    throw Error(Error::Kind::Internal, "sample " + std::to_string(index) + " out of range " + std::to_string(total_rows_));
+    throw Error(Error::Kind::Internal,
+                "sample " + std::to_string(index) + " out of range " + std::to_string(total_rows_));
   }
   size_t s = size_t(std::upper_bound(starts_.begin(), starts_.end(), index) - starts_.begin()) - 1;
   row = index - starts_[s];

@@ -1,8 +1,8 @@
-// Dynamic masking for masked-language-model training, with Hugging Face's
-// DataCollatorForLanguageModeling semantics (SPEC-hf-compat.md section 7): each position that is not
-// a special token or padding is selected with probability mlm_probability; of the selected, 80%
-// become [MASK], 10% a uniformly random id of the whole vocabulary, 10% stay; labels hold the
-// original id at selected positions and -100 elsewhere.
+// Dynamic masking for masked-language-model training, with the semantics of Hugging Face's
+// DataCollatorForLanguageModeling (docs/hf-compat.md): each position that is not a special token or
+// padding is selected with probability mlm_probability; of the selected, 80% become [MASK], 10% a
+// uniformly random id of the whole vocabulary, 10% stay; labels hold the original id at selected
+// positions and -100 elsewhere.
 //
 // Unlike HF, the draw is a pure function of (seed, epoch, global sample index, position): the mask
 // of a sample never depends on batch size, rank, thread count, or on what was drawn before — so a

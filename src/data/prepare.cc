@@ -14,8 +14,8 @@
 #include "common/error.h"
 #include "common/hash.h"
 #include "common/sha256.h"
-#include "data/dataset.h"
 #include "data/shard.h"
+#include "io/manifest.h"
 #include "tokenizer/hf_files.h"
 
 namespace bertpt::data {
@@ -49,26 +49,98 @@ struct SplitOutput {
       : writer(po.seq_len, bytes_per_id, po.pad_id), packer(po, [this](const uint32_t* row) { writer.add_row(row); }) {}
   ShardWriter writer;
   Packer packer;
-  nlohmann::json shards = nlohmann::json::array();
-  uint64_t shard_tokens = 0;  // real tokens in the rows of the shard being assembled
+  std::vector<io::ManifestShard> shards;
 };
 
-struct Pipeline {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<std::unique_ptr<Batch>> todo;
-  std::map<uint64_t, std::unique_ptr<Batch>> done;
-  size_t in_flight = 0;
-  bool input_finished = false;
-  bool failed = false;
-  std::exception_ptr error;
+// The hand-offs between the reader (one thread), the encoders (N threads) and the writer (one
+// thread). Batches are numbered in input order; the writer takes them in that order, so the output
+// does not depend on which encoder finished first. At most `max_in_flight` batches are between
+// reading and writing, which bounds memory. The first exception of any thread stops all of them.
+class Pipeline {
+ public:
+  explicit Pipeline(size_t max_in_flight) : max_in_flight_(max_in_flight) {}
 
-  void fail(std::exception_ptr e) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (!error) error = e;
-    failed = true;
-    cv.notify_all();
+  // Reader: numbers `batch` and queues it for encoding, waiting while too many batches are in
+  // flight; on success `batch` is replaced by an empty one. False (batch kept) once a thread failed.
+  bool push(std::unique_ptr<Batch>& batch) {
+    batch->seq = next_seq_++;
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return failed_ || in_flight_ < max_in_flight_; });
+    if (failed_) return false;
+    ++in_flight_;
+    todo_.push_back(std::move(batch));
+    cv_.notify_all();
+    batch = std::make_unique<Batch>();
+    return true;
   }
+  // Reader: there will be no more batches.
+  void finish_input() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      input_finished_ = true;
+    }
+    cv_.notify_all();
+  }
+  // Encoder: the next batch to encode; nullptr when the input is exhausted or a thread failed.
+  std::unique_ptr<Batch> take_for_encoding() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return failed_ || !todo_.empty() || input_finished_; });
+    if (failed_ || (todo_.empty() && input_finished_)) return nullptr;
+    std::unique_ptr<Batch> b = std::move(todo_.front());
+    todo_.pop_front();
+    return b;
+  }
+  // Encoder: `b` is encoded.
+  void encoded(std::unique_ptr<Batch> b) {
+    std::lock_guard<std::mutex> lock(mu_);
+    uint64_t seq = b->seq;
+    done_.emplace(seq, std::move(b));
+    cv_.notify_all();
+  }
+  // Writer: batch number `seq` once it is encoded; nullptr when all input is written or a thread failed.
+  std::unique_ptr<Batch> take_encoded(uint64_t seq) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] {
+      return failed_ || done_.count(seq) || (input_finished_ && todo_.empty() && in_flight_ == 0);
+    });
+    if (failed_) return nullptr;
+    auto it = done_.find(seq);
+    if (it == done_.end()) return nullptr;
+    std::unique_ptr<Batch> b = std::move(it->second);
+    done_.erase(it);
+    return b;
+  }
+  // Writer: a batch taken with take_encoded is packed.
+  void written() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      --in_flight_;
+    }
+    cv_.notify_all();
+  }
+  // Any thread: stops the pipeline; the first error is the one rethrow_failure() throws.
+  void fail(std::exception_ptr e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!error_) error_ = e;
+    failed_ = true;
+    cv_.notify_all();
+  }
+  // After all threads joined.
+  void rethrow_failure() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  const size_t max_in_flight_;
+  uint64_t next_seq_ = 0;  // used by the reader thread only
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::unique_ptr<Batch>> todo_;
+  std::map<uint64_t, std::unique_ptr<Batch>> done_;
+  size_t in_flight_ = 0;
+  bool input_finished_ = false;
+  bool failed_ = false;
+  std::exception_ptr error_;
 };
 
 std::string shard_file(int split, size_t index) {
@@ -114,23 +186,283 @@ void prepare_output_dir(const PrepareOptions& o) {
   }
   fs::create_directories(o.out, ec);
   if (ec) throw BadInput("cannot create output directory " + o.out + ": " + ec.message());
-  bool has_manifest = fs::exists(o.out + "/" + kManifestName);
+  bool has_manifest = fs::exists(o.out + "/" + io::kManifestName);
   bool has_progress = fs::exists(o.out + "/" + kProgressName);
   if (o.overwrite) {
     for (const auto& e : fs::directory_iterator(o.out)) {
       std::string name = e.path().filename().string();
-      bool ours = name == kManifestName || name == kProgressName || name == "tokenizer" ||
+      bool ours = name == io::kManifestName || name == kProgressName || name == "tokenizer" ||
                   ((name.rfind("train-", 0) == 0 || name.rfind("valid-", 0) == 0) && e.path().extension() == ".bin");
       if (ours) fs::remove_all(e.path());
     }
     return;
   }
   if (has_manifest) {
-    throw BadInput(o.out + " already holds a prepared dataset", "pass --overwrite to replace it, or choose another --out");
+    throw BadInput(o.out + " already holds a prepared dataset",
+                   "pass --overwrite to replace it, or choose another --out");
   }
   if (has_progress && !o.resume) {
-    throw BadInput(o.out + " holds an interrupted prepare", "pass --resume to continue it, or --overwrite to start over");
+    throw BadInput(o.out + " holds an interrupted prepare",
+                   "pass --resume to continue it, or --overwrite to start over");
   }
+}
+
+// Refuses options that cannot make a dataset, before anything is read or written.
+void check_options(const PrepareOptions& o) {
+  if (o.out.empty()) throw BadInput("no output directory", "pass --out DATA");
+  if (o.seq_len < 8) {
+    throw BadInput("--seq-len " + std::to_string(o.seq_len) + " is too short", "use 8 or more (BERT uses 128 or 512)");
+  }
+  if (o.seq_len > o.max_positions) {
+    throw BadInput("--seq-len " + std::to_string(o.seq_len) + " exceeds the model's max_position_embeddings (" +
+                       std::to_string(o.max_positions) + ")",
+                   "use --seq-len " + std::to_string(o.max_positions) + " or less");
+  }
+  if (!(o.valid_fraction >= 0 && o.valid_fraction < 1)) throw BadInput("--valid-fraction must be in [0, 1)");
+}
+
+// The tokenizer at `path`, which must have the tokens the packer writes: [CLS], [SEP] and [PAD].
+tokenizer::Tokenizer load_bert_tokenizer(const std::string& path) {
+  tokenizer::Tokenizer tok = tokenizer::load_tokenizer(path);
+  const tokenizer::SpecialIds sp = tok.special_ids();
+  if (sp.cls < 0 || sp.sep < 0 || sp.pad < 0) {
+    throw BadInput("tokenizer " + path + " lacks a [CLS], [SEP] or [PAD] token", "use a BERT tokenizer");
+  }
+  return tok;
+}
+
+PackerOptions packer_options(const PrepareOptions& o, const tokenizer::SpecialIds& sp) {
+  PackerOptions po;
+  po.mode = o.packing;
+  po.seq_len = o.seq_len;
+  po.pad_id = uint32_t(sp.pad);
+  po.cls_id = uint32_t(sp.cls);
+  po.sep_id = uint32_t(sp.sep);
+  po.keep_remainder = o.keep_remainder;
+  return po;
+}
+
+// What the writer thread builds: both splits' packers and shards and the tokens per source, with
+// the checkpoint (DATA/progress.json) that lets --resume continue after the last completed train
+// shard. `config` (the content options) is recorded in the checkpoint; a resume must match it.
+class DatasetWriter {
+ public:
+  DatasetWriter(const PrepareOptions& o, const PackerOptions& po, uint32_t bytes_per_id, nlohmann::json config)
+      : o_(o),
+        config_(std::move(config)),
+        progress_path_(o.out + "/" + kProgressName),
+        outputs_{SplitOutput(po, bytes_per_id), SplitOutput(po, bytes_per_id)},
+        source_tokens_(o.corpus.inputs.size(), 0) {}
+
+  const std::string& progress_path() const { return progress_path_; }
+
+  // Restores the state of the checkpoint; returns the number of documents it covers.
+  uint64_t resume() {
+    nlohmann::json p = nlohmann::json::parse(read_file(progress_path_));
+    if (p.at("config") != config_) {
+      throw BadInput(progress_path_ + " was written with different inputs or options",
+                     "resume with exactly the same command, or pass --overwrite to start over");
+    }
+    docs_done_ = p.at("documents_done");
+    for (int s : {kTrain, kValid}) {
+      const nlohmann::json& split = p.at("splits").at(split_name(s));
+      outputs_[s].packer.restore(packer_state_from(split.at("packer")));
+      outputs_[s].shards = io::shards_from_json(split.at("shards"), progress_path_,
+                                                std::string("splits.") + split_name(s) + ".shards");
+    }
+    source_tokens_ = p.at("source_tokens").get<std::vector<uint64_t>>();
+    documents_written_ = docs_done_;
+    return docs_done_;
+  }
+
+  // Packs the documents of an encoded batch. Whenever a train shard is full it is written, with the
+  // valid split's pending rows (so that the checkpoint holds only small carry-overs), and checkpointed.
+  void add(const Batch& b) {
+    size_t begin = 0;
+    for (size_t d = 0; d < b.id_ends.size(); ++d) {
+      size_t end = b.id_ends[d];
+      outputs_[b.splits[d]].packer.add(b.ids.data() + begin, end - begin);
+      source_tokens_[b.sources[d]] += end - begin;
+      tokens_written_ += end - begin;
+      begin = end;
+      ++docs_done_;
+      if (outputs_[kTrain].writer.rows() >= o_.shard_rows) {
+        write_shard(kTrain);
+        write_shard(kValid);
+        checkpoint();
+      }
+    }
+    documents_written_ = docs_done_;
+  }
+
+  // End of the input: packs each split's remainder and writes its last shard.
+  void finish() {
+    for (int s : {kTrain, kValid}) {
+      outputs_[s].packer.finish();
+      write_shard(s);
+    }
+  }
+
+  // The split's statistics and shards, for the manifest.
+  io::ManifestSplit manifest_split(int s) const {
+    const PackerStats& st = outputs_[s].packer.stats();
+    io::ManifestSplit m;
+    m.documents = st.documents;
+    for (const io::ManifestShard& sh : outputs_[s].shards) m.sequences += sh.rows;
+    m.tokens = st.tokens;
+    m.input_tokens = st.input_tokens;
+    m.dropped_tokens = st.dropped_tokens;
+    m.pad_tokens = st.pad_tokens;
+    m.added_special_tokens = st.added_special_tokens;
+    m.shards = outputs_[s].shards;
+    return m;
+  }
+  const std::vector<uint64_t>& source_tokens() const { return source_tokens_; }
+  // For progress reports from other threads.
+  uint64_t documents_written() const { return documents_written_.load(); }
+  uint64_t tokens_written() const { return tokens_written_.load(); }
+
+ private:
+  void write_shard(int s) {
+    SplitOutput& out = outputs_[s];
+    if (out.writer.rows() == 0) return;
+    std::string file = shard_file(s, out.shards.size());
+    uint64_t rows = out.writer.rows();
+    std::string digest = out.writer.write(o_.out + "/" + file);
+    out.shards.push_back({file, rows, digest});
+  }
+
+  void checkpoint() const {
+    nlohmann::json p = {{"config", config_}, {"documents_done", docs_done_}, {"source_tokens", source_tokens_}};
+    for (int s : {kTrain, kValid}) {
+      p["splits"][split_name(s)] = {{"packer", packer_state_json(outputs_[s].packer.state())},
+                                    {"shards", io::shards_to_json(outputs_[s].shards)}};
+    }
+    write_file_atomic(progress_path_, p.dump());
+  }
+
+  const PrepareOptions& o_;
+  const nlohmann::json config_;
+  const std::string progress_path_;
+  SplitOutput outputs_[2];
+  std::vector<uint64_t> source_tokens_;
+  uint64_t docs_done_ = 0;  // documents fully handed to the packers
+  std::atomic<uint64_t> documents_written_{0}, tokens_written_{0};
+};
+
+// Encoder thread: encodes batches ([CLS] … [SEP] around each document) until the input is exhausted.
+void run_encoder(Pipeline& pipe, const tokenizer::Tokenizer& tok) {
+  try {
+    while (std::unique_ptr<Batch> b = pipe.take_for_encoding()) {
+      size_t begin = 0;
+      b->ids.clear();
+      b->id_ends.clear();
+      for (size_t end : b->ends) {
+        tok.encode(std::string_view(b->text).substr(begin, end - begin), b->ids, true);
+        b->id_ends.push_back(b->ids.size());
+        begin = end;
+      }
+      pipe.encoded(std::move(b));
+    }
+  } catch (...) {
+    pipe.fail(std::current_exception());
+  }
+}
+
+// Writer thread: packs the encoded batches in input order.
+void run_writer(Pipeline& pipe, DatasetWriter& out) {
+  try {
+    for (uint64_t next = 0;; ++next) {
+      std::unique_ptr<Batch> b = pipe.take_encoded(next);
+      if (!b) return;
+      out.add(*b);
+      pipe.written();
+    }
+  } catch (...) {
+    pipe.fail(std::current_exception());
+  }
+}
+
+// Reader (this thread): reads every document, skips the first `skip` (covered by a checkpoint),
+// tags the others with their split and hands them to the encoders in batches. Validation documents
+// are chosen by a hash of their text, so exact duplicates always land in the same split.
+void feed_encoders(text::CorpusReader& reader, Pipeline& pipe, const PrepareOptions& o, uint64_t skip,
+                   const std::function<void()>& report_progress) {
+  text::Document doc;
+  uint64_t read_docs = 0;
+  auto batch = std::make_unique<Batch>();
+  const double threshold = o.valid_fraction * 0x1.0p64;
+  while (reader.next(doc)) {
+    if (read_docs++ < skip) continue;  // covered by the checkpoint
+    batch->text.append(doc.text);
+    batch->ends.push_back(batch->text.size());
+    batch->sources.push_back(uint32_t(doc.source_index));
+    bool valid = double(hash64(doc.text, kSplitSalt ^ o.split_seed)) < threshold;
+    batch->splits.push_back(valid ? kValid : kTrain);
+    if (batch->text.size() >= kBatchBytes || batch->ends.size() >= kBatchDocs) {
+      if (!pipe.push(batch)) break;
+      report_progress();
+    }
+  }
+  if (!batch->ends.empty()) pipe.push(batch);
+  if (read_docs < skip) {
+    throw BadInput("the inputs hold " + std::to_string(read_docs) + " documents but the checkpoint in " + o.out + "/" +
+                       kProgressName + " covers " + std::to_string(skip),
+                   "the inputs changed since the interrupted run; pass --overwrite to start over");
+  }
+}
+
+// Runs the reader (this thread), the encoders and the writer until every document after `skip` is
+// packed; rethrows the first failure.
+void run_pipeline(const PrepareOptions& o, const tokenizer::Tokenizer& tok, text::CorpusReader& reader,
+                  DatasetWriter& out, uint64_t skip, const std::function<void(const PrepareProgress&)>& progress) {
+  const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  Pipeline pipe(2 * size_t(threads) + 2);
+  std::vector<std::thread> workers;
+  for (unsigned i = 0; i < threads; ++i) workers.emplace_back([&] { run_encoder(pipe, tok); });
+  std::thread writer_thread([&] { run_writer(pipe, out); });
+  auto report_progress = [&] {
+    if (progress) {
+      progress({reader.disk_bytes_read(), reader.disk_bytes_total(), out.documents_written(), out.tokens_written()});
+    }
+  };
+  std::exception_ptr input_error;
+  try {
+    feed_encoders(reader, pipe, o, skip, report_progress);
+  } catch (...) {
+    // A broken input stops the reading, but what was read before it is still encoded and written,
+    // so the checkpoints cover as much as possible for --resume.
+    input_error = std::current_exception();
+  }
+  pipe.finish_input();
+  for (auto& w : workers) w.join();
+  writer_thread.join();
+  pipe.rethrow_failure();
+  if (input_error) std::rethrow_exception(input_error);
+}
+
+io::Manifest build_manifest(const PrepareOptions& o, const tokenizer::Tokenizer& tok, const std::string& vocab_sha,
+                            const DatasetWriter& out, const std::vector<text::SourceStats>& stats,
+                            const nlohmann::json& config) {
+  const tokenizer::SpecialIds sp = tok.special_ids();
+  io::Manifest m;
+  m.bertpt_version = BERTPT_VERSION;
+  m.tokenizer = {o.tokenizer, "tokenizer", vocab_sha};
+  m.seq_len = o.seq_len;
+  m.vocab_size = tok.vocab_size();
+  m.dtype = bytes_per_id_for(tok.vocab_size()) == 2 ? "uint16" : "uint32";
+  m.packing = packing_name(o.packing);
+  m.keep_remainder = o.keep_remainder;
+  m.valid_fraction = o.valid_fraction;
+  m.special_ids = {sp.pad, sp.unk, sp.cls, sp.sep, sp.mask};
+  m.train = out.manifest_split(kTrain);
+  m.valid = out.manifest_split(kValid);
+  for (size_t i = 0; i < stats.size(); ++i) {
+    m.sources.push_back({stats[i].name, stats[i].documents, out.source_tokens()[i], stats[i].bytes,
+                         stats[i].invalid_utf8, stats[i].empty_skipped});
+  }
+  m.config = config;
+  return m;
 }
 
 }  // namespace
@@ -150,263 +482,35 @@ nlohmann::json PrepareOptions::content_config() const {
           {"shard_rows", shard_rows}};
 }
 
-PrepareResult prepare_dataset(const PrepareOptions& opt_in, const std::function<void(const PrepareProgress&)>& progress) {
+PrepareResult prepare_dataset(const PrepareOptions& opt_in,
+                              const std::function<void(const PrepareProgress&)>& progress) {
   auto t0 = std::chrono::steady_clock::now();
   PrepareOptions o = opt_in;
-  if (o.out.empty()) throw BadInput("no output directory", "pass --out DATA");
-  if (o.seq_len < 8) throw BadInput("--seq-len " + std::to_string(o.seq_len) + " is too short", "use 8 or more (BERT uses 128 or 512)");
-  if (o.seq_len > o.max_positions) {
-    throw BadInput("--seq-len " + std::to_string(o.seq_len) + " exceeds the model's max_position_embeddings (" +
-                       std::to_string(o.max_positions) + ")",
-                   "use --seq-len " + std::to_string(o.max_positions) + " or less");
-  }
-  if (!(o.valid_fraction >= 0 && o.valid_fraction < 1)) throw BadInput("--valid-fraction must be in [0, 1)");
-
-  const tokenizer::Tokenizer tok = tokenizer::load_tokenizer(o.tokenizer);
-  const tokenizer::SpecialIds sp = tok.special_ids();
-  if (sp.cls < 0 || sp.sep < 0 || sp.pad < 0) {
-    throw BadInput("tokenizer " + o.tokenizer + " lacks a [CLS], [SEP] or [PAD] token", "use a BERT tokenizer");
-  }
+  check_options(o);
+  const tokenizer::Tokenizer tok = load_bert_tokenizer(o.tokenizer);
   const uint32_t bytes_per_id = bytes_per_id_for(tok.vocab_size());
-  if (o.shard_rows == 0) o.shard_rows = std::max<uint64_t>(1, (uint64_t(64) << 20) / (uint64_t(o.seq_len) * bytes_per_id));
-  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-
-  const std::string vocab = tokenizer::vocab_txt(tok);
-  const std::string vocab_sha = sha256_hex(vocab);
+  if (o.shard_rows == 0) {
+    o.shard_rows = std::max<uint64_t>(1, (uint64_t(64) << 20) / (uint64_t(o.seq_len) * bytes_per_id));  // ~64 MiB
+  }
+  const std::string vocab_sha = sha256_hex(tokenizer::vocab_txt(tok));
+  // After shard_rows is resolved: the checkpoint and the manifest record the value used.
   nlohmann::json config = o.content_config();
   config["tokenizer_vocab_sha256"] = vocab_sha;
-
   prepare_output_dir(o);
 
-  PackerOptions po;
-  po.mode = o.packing;
-  po.seq_len = o.seq_len;
-  po.pad_id = uint32_t(sp.pad);
-  po.cls_id = uint32_t(sp.cls);
-  po.sep_id = uint32_t(sp.sep);
-  po.keep_remainder = o.keep_remainder;
-  SplitOutput outputs[2] = {SplitOutput(po, bytes_per_id), SplitOutput(po, bytes_per_id)};
-  std::vector<uint64_t> source_tokens(o.corpus.inputs.size(), 0);
-  uint64_t docs_done = 0;  // documents fully handed to the packers
-
-  // --resume: pick up the last checkpoint.
+  DatasetWriter out(o, packer_options(o, tok.special_ids()), bytes_per_id, config);
   PrepareResult result;
-  const std::string progress_path = o.out + "/" + kProgressName;
-  if (o.resume && fs::exists(progress_path)) {
-    nlohmann::json p = nlohmann::json::parse(read_file(progress_path));
-    if (p.at("config") != config) {
-      throw BadInput(progress_path + " was written with different inputs or options",
-                     "resume with exactly the same command, or pass --overwrite to start over");
-    }
-    docs_done = p.at("documents_done");
-    for (int s : {kTrain, kValid}) {
-      outputs[s].packer.restore(packer_state_from(p.at("splits").at(split_name(s)).at("packer")));
-      outputs[s].shards = p.at("splits").at(split_name(s)).at("shards");
-    }
-    source_tokens = p.at("source_tokens").get<std::vector<uint64_t>>();
-    result.resumed_from_documents = docs_done;
-  }
-
-  auto write_shard = [&](int s) {
-    SplitOutput& out = outputs[s];
-    if (out.writer.rows() == 0) return;
-    std::string file = shard_file(s, out.shards.size());
-    uint64_t rows = out.writer.rows();
-    std::string digest = out.writer.write(o.out + "/" + file);
-    out.shards.push_back({{"file", file}, {"rows", rows}, {"sha256", digest}});
-  };
-  auto checkpoint = [&] {
-    nlohmann::json p = {{"config", config}, {"documents_done", docs_done}, {"source_tokens", source_tokens}};
-    for (int s : {kTrain, kValid}) {
-      p["splits"][split_name(s)] = {{"packer", packer_state_json(outputs[s].packer.state())},
-                                    {"shards", outputs[s].shards}};
-    }
-    write_file_atomic(progress_path, p.dump());
-  };
-
+  if (o.resume && fs::exists(out.progress_path())) result.resumed_from_documents = out.resume();
   text::CorpusReader reader(o.corpus);
-  Pipeline pipe;
-  std::atomic<uint64_t> written_docs{docs_done}, written_tokens{0};
-
-  auto encoder = [&] {
-    try {
-      for (;;) {
-        std::unique_ptr<Batch> b;
-        {
-          std::unique_lock<std::mutex> lock(pipe.mu);
-          pipe.cv.wait(lock, [&] { return pipe.failed || !pipe.todo.empty() || pipe.input_finished; });
-          if (pipe.failed || (pipe.todo.empty() && pipe.input_finished)) return;
-          b = std::move(pipe.todo.front());
-          pipe.todo.pop_front();
-        }
-        size_t begin = 0;
-        b->ids.clear();
-        b->id_ends.clear();
-        for (size_t end : b->ends) {
-          tok.encode(std::string_view(b->text).substr(begin, end - begin), b->ids, true);
-          b->id_ends.push_back(b->ids.size());
-          begin = end;
-        }
-        std::lock_guard<std::mutex> lock(pipe.mu);
-        uint64_t seq = b->seq;
-        pipe.done.emplace(seq, std::move(b));
-        pipe.cv.notify_all();
-      }
-    } catch (...) {
-      pipe.fail(std::current_exception());
-    }
-  };
-
-  auto writer = [&] {
-    try {
-      for (uint64_t next = 0;; ++next) {
-        std::unique_ptr<Batch> b;
-        {
-          std::unique_lock<std::mutex> lock(pipe.mu);
-          pipe.cv.wait(lock, [&] {
-            return pipe.failed || pipe.done.count(next) ||
-                   (pipe.input_finished && pipe.todo.empty() && pipe.in_flight == 0);
-          });
-          if (pipe.failed) return;
-          auto it = pipe.done.find(next);
-          if (it == pipe.done.end()) return;  // all input written
-          b = std::move(it->second);
-          pipe.done.erase(it);
-        }
-        size_t begin = 0;
-        for (size_t d = 0; d < b->id_ends.size(); ++d) {
-          size_t end = b->id_ends[d];
-          int s = b->splits[d];
-          outputs[s].packer.add(b->ids.data() + begin, end - begin);
-          source_tokens[b->sources[d]] += end - begin;
-          written_tokens += end - begin;
-          begin = end;
-          ++docs_done;
-          if (outputs[kTrain].writer.rows() >= o.shard_rows) {
-            // A train shard is full: close the valid split's pending rows too, so that the
-            // checkpoint holds only small carry-overs.
-            write_shard(kTrain);
-            write_shard(kValid);
-            checkpoint();
-          }
-        }
-        written_docs = docs_done;
-        {
-          std::lock_guard<std::mutex> lock(pipe.mu);
-          --pipe.in_flight;
-        }
-        pipe.cv.notify_all();
-      }
-    } catch (...) {
-      pipe.fail(std::current_exception());
-    }
-  };
-
-  std::vector<std::thread> workers;
-  for (unsigned i = 0; i < threads; ++i) workers.emplace_back(encoder);
-  std::thread writer_thread(writer);
-  const size_t max_in_flight = 2 * size_t(threads) + 2;
-  std::exception_ptr input_error;
-
-  try {
-    text::Document doc;
-    uint64_t read_docs = 0, seq = 0;
-    auto batch = std::make_unique<Batch>();
-    auto push = [&] {
-      batch->seq = seq++;
-      std::unique_lock<std::mutex> lock(pipe.mu);
-      pipe.cv.wait(lock, [&] { return pipe.failed || pipe.in_flight < max_in_flight; });
-      if (pipe.failed) return false;
-      ++pipe.in_flight;
-      pipe.todo.push_back(std::move(batch));
-      pipe.cv.notify_all();
-      batch = std::make_unique<Batch>();
-      return true;
-    };
-    const double threshold = o.valid_fraction * 0x1.0p64;
-    while (reader.next(doc)) {
-      if (read_docs++ < result.resumed_from_documents) continue;  // covered by the checkpoint
-      batch->text.append(doc.text);
-      batch->ends.push_back(batch->text.size());
-      batch->sources.push_back(uint32_t(doc.source_index));
-      bool valid = double(hash64(doc.text, kSplitSalt ^ o.split_seed)) < threshold;
-      batch->splits.push_back(valid ? kValid : kTrain);
-      if (batch->text.size() >= kBatchBytes || batch->ends.size() >= kBatchDocs) {
-        if (!push()) break;
-        if (progress) {
-          progress({reader.disk_bytes_read(), reader.disk_bytes_total(), written_docs.load(), written_tokens.load()});
-        }
-      }
-    }
-    if (!batch->ends.empty()) push();
-    if (read_docs < result.resumed_from_documents) {
-      throw BadInput("the inputs hold " + std::to_string(read_docs) + " documents but the checkpoint in " + progress_path +
-                         " covers " + std::to_string(result.resumed_from_documents),
-                     "the inputs changed since the interrupted run; pass --overwrite to start over");
-    }
-  } catch (...) {
-    // A broken input stops the reading, but what was read before it is still encoded and written,
-    // so the checkpoints cover as much as possible for --resume.
-    input_error = std::current_exception();
-  }
-  {
-    std::lock_guard<std::mutex> lock(pipe.mu);
-    pipe.input_finished = true;
-  }
-  pipe.cv.notify_all();
-  for (auto& w : workers) w.join();
-  writer_thread.join();
-  if (pipe.error) std::rethrow_exception(pipe.error);
-  if (input_error) std::rethrow_exception(input_error);
-
-  for (int s : {kTrain, kValid}) {
-    outputs[s].packer.finish();
-    write_shard(s);
-  }
+  run_pipeline(o, tok, reader, out, result.resumed_from_documents, progress);
+  out.finish();
 
   // The tokenizer travels with the data, so the dataset describes itself.
   tokenizer::save_tokenizer(tok, o.out + "/tokenizer", o.seq_len > 512 ? o.seq_len : 512);
-
-  nlohmann::json m;
-  m["format"] = "bertpt-dataset";
-  m["format_version"] = kDatasetFormatVersion;
-  m["bertpt_version"] = BERTPT_VERSION;
-  m["tokenizer"] = {{"path", o.tokenizer}, {"copy", "tokenizer"}, {"vocab_sha256", vocab_sha}};
-  m["seq_len"] = o.seq_len;
-  m["vocab_size"] = tok.vocab_size();
-  m["dtype"] = bytes_per_id == 2 ? "uint16" : "uint32";
-  m["packing"] = packing_name(o.packing);
-  m["keep_remainder"] = o.keep_remainder;
-  m["valid_fraction"] = o.valid_fraction;
-  m["special_ids"] = {{"pad", sp.pad}, {"unk", sp.unk}, {"cls", sp.cls}, {"sep", sp.sep}, {"mask", sp.mask}};
-  for (int s : {kTrain, kValid}) {
-    const PackerStats& st = outputs[s].packer.stats();
-    uint64_t rows = 0;
-    for (const auto& sh : outputs[s].shards) rows += sh["rows"].get<uint64_t>();
-    m["splits"][split_name(s)] = {{"documents", st.documents},
-                                  {"sequences", rows},
-                                  {"tokens", st.tokens},
-                                  {"input_tokens", st.input_tokens},
-                                  {"dropped_tokens", st.dropped_tokens},
-                                  {"pad_tokens", st.pad_tokens},
-                                  {"added_special_tokens", st.added_special_tokens},
-                                  {"shards", outputs[s].shards}};
-  }
-  const auto& stats = reader.stats();
-  for (size_t i = 0; i < stats.size(); ++i) {
-    m["sources"].push_back({{"name", stats[i].name},
-                            {"documents", stats[i].documents},
-                            {"tokens", source_tokens[i]},
-                            {"bytes", stats[i].bytes},
-                            {"invalid_utf8_repaired", stats[i].invalid_utf8},
-                            {"empty_skipped", stats[i].empty_skipped}});
-  }
-  m["config"] = config;
-  write_file_atomic(o.out + "/" + kManifestName, m.dump(2) + "\n");
+  result.manifest = build_manifest(o, tok, vocab_sha, out, reader.stats(), config);
+  io::write_manifest(o.out, result.manifest);
   std::error_code ec;
-  fs::remove(progress_path, ec);
-
-  result.manifest = std::move(m);
+  fs::remove(out.progress_path(), ec);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "data/packer.h"
+#include "io/manifest.h"
 #include "text/corpus_reader.h"
 
 namespace bertpt::data {
@@ -44,7 +45,7 @@ struct PrepareProgress {
 };
 
 struct PrepareResult {
-  nlohmann::json manifest;
+  io::Manifest manifest;  // as written to DATA/manifest.json
   uint64_t resumed_from_documents = 0;  // documents skipped because a checkpoint covered them
   double seconds = 0;
 };

@@ -223,27 +223,36 @@ const TensorView* SafetensorsFile::find(const std::string& name) const {
   return it == index_.end() ? nullptr : &tensors_[it->second];
 }
 
-void SafetensorsFile::parse(const uint8_t* data, size_t size) {
-  const std::string& p = path_;
-  const std::string hint = "the file is not a valid safetensors file (truncated or corrupt?); re-save the checkpoint";
+namespace {
+
+constexpr const char* kCorruptHint =
+    "the file is not a valid safetensors file (truncated or corrupt?); re-save the checkpoint";
+
+// The header length (the first 8 bytes), checked against the file size and the reference limit.
+uint64_t read_header_length(const std::string& p, const uint8_t* data, size_t size) {
   if (size < 8) {
-    throw BadInput(p + ": not a safetensors file: " + std::to_string(size) + " bytes, shorter than the 8-byte header length",
-                   hint);
+    throw BadInput(p + ": not a safetensors file: " + std::to_string(size) +
+                       " bytes, shorter than the 8-byte header length",
+                   kCorruptHint);
   }
   uint64_t n = get_u64_le(data);
   if (n > kMaxHeaderSize) {
     throw BadInput(p + ": safetensors header length " + std::to_string(n) + " is larger than the " +
                        std::to_string(kMaxHeaderSize) + "-byte limit",
-                   hint);
+                   kCorruptHint);
   }
   if (n > size - 8) {
     throw BadInput(p + ": safetensors header length " + std::to_string(n) + " runs past the end of the file (" +
                        std::to_string(size) + " bytes)",
-                   hint);
+                   kCorruptHint);
   }
-  if (n < 2 || data[8] != '{') throw BadInput(p + ": safetensors header does not start with '{'", hint);
+  if (n < 2 || data[8] != '{') throw BadInput(p + ": safetensors header does not start with '{'", kCorruptHint);
+  return n;
+}
 
-  // Duplicate top-level keys would silently shadow each other in a JSON object; refuse them.
+// The header's JSON object. Duplicate top-level keys would silently shadow each other in a JSON
+// object, so they are refused.
+nlohmann::json parse_header(const std::string& p, const uint8_t* begin, const uint8_t* end) {
   std::set<std::string> seen;
   std::string duplicate;
   nlohmann::json::parser_callback_t cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& j) {
@@ -255,90 +264,112 @@ void SafetensorsFile::parse(const uint8_t* data, size_t size) {
   };
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(data + 8, data + 8 + n, cb);
+    header = nlohmann::json::parse(begin, end, cb);
   } catch (const nlohmann::json::parse_error& e) {
-    throw BadInput(p + ": safetensors header is not valid JSON: " + e.what(), hint);
+    throw BadInput(p + ": safetensors header is not valid JSON: " + e.what(), kCorruptHint);
   }
-  if (!header.is_object()) throw BadInput(p + ": safetensors header is not a JSON object", hint);
-  if (!duplicate.empty()) throw BadInput(p + ": safetensors header lists '" + duplicate + "' twice", hint);
+  if (!header.is_object()) throw BadInput(p + ": safetensors header is not a JSON object", kCorruptHint);
+  if (!duplicate.empty()) throw BadInput(p + ": safetensors header lists '" + duplicate + "' twice", kCorruptHint);
+  return header;
+}
 
-  const uint64_t data_size = size - 8 - n;
-  const uint8_t* base = data + 8 + n;
-  struct Span {
-    uint64_t begin, end;
-    size_t index;
-  };
-  std::vector<Span> spans;
-  for (const auto& [name, entry] : header.items()) {
-    if (name == "__metadata__") {
-      if (!entry.is_object()) throw BadInput(p + ": safetensors __metadata__ is not an object", hint);
-      for (const auto& [k, v] : entry.items()) {
-        if (!v.is_string()) throw BadInput(p + ": safetensors __metadata__['" + k + "'] is not a string", hint);
-        metadata_[k] = v.get<std::string>();
-      }
-      continue;
-    }
-    const std::string where = p + ": tensor '" + name + "'";
-    if (!entry.is_object()) throw BadInput(where + ": entry is not an object", hint);
-    auto dt = entry.find("dtype");
-    auto sh = entry.find("shape");
-    auto off = entry.find("data_offsets");
-    if (dt == entry.end() || sh == entry.end() || off == entry.end()) {
-      throw BadInput(where + ": entry needs dtype, shape and data_offsets", hint);
-    }
-    TensorView t;
-    t.name = name;
-    if (!dt->is_string() || !parse_dtype(dt->get<std::string>(), &t.dtype)) {
-      throw BadInput(where + ": unsupported dtype " + dt->dump(),
-                     "supported: BOOL, U8, I8, I16, I32, I64, F16, BF16, F32, F64");
-    }
-    if (!sh->is_array()) throw BadInput(where + ": shape is not an array", hint);
-    for (const auto& d : *sh) {
-      if (!d.is_number_unsigned()) throw BadInput(where + ": shape " + sh->dump() + " has a non-integer or negative dimension", hint);
-      uint64_t v = d.get<uint64_t>();
-      if (v > static_cast<uint64_t>(INT64_MAX)) throw BadInput(where + ": shape dimension too large", hint);
-      t.shape.push_back(static_cast<int64_t>(v));
-    }
-    if (!off->is_array() || off->size() != 2 || !(*off)[0].is_number_unsigned() || !(*off)[1].is_number_unsigned()) {
-      throw BadInput(where + ": data_offsets " + off->dump() + " is not a pair of non-negative integers", hint);
-    }
-    uint64_t b = (*off)[0].get<uint64_t>(), e = (*off)[1].get<uint64_t>();
-    if (b > e) throw BadInput(where + ": data_offsets " + off->dump() + " end before they begin", hint);
-    if (e > data_size) {
-      throw BadInput(where + ": data_offsets " + off->dump() + " run past the end of the data (" +
-                         std::to_string(data_size) + " bytes; file truncated?)",
-                     hint);
-    }
-    uint64_t expected = 0;
-    if (!byte_size(t.shape, dtype_size(t.dtype), &expected) || expected != e - b) {
-      throw BadInput(where + ": shape " + shape_string(t.shape) + " of " + dtype_name(t.dtype) + " needs " +
-                         std::to_string(expected) + " bytes but data_offsets " + off->dump() + " hold " +
-                         std::to_string(e - b),
-                     hint);
-    }
-    t.data = base + b;
-    t.nbytes = static_cast<size_t>(e - b);
-    spans.push_back({b, e, tensors_.size()});
-    tensors_.push_back(std::move(t));
+// "__metadata__": an object of strings.
+std::map<std::string, std::string> read_metadata(const std::string& p, const nlohmann::json& entry) {
+  if (!entry.is_object()) throw BadInput(p + ": safetensors __metadata__ is not an object", kCorruptHint);
+  std::map<std::string, std::string> metadata;
+  for (const auto& [k, v] : entry.items()) {
+    if (!v.is_string()) throw BadInput(p + ": safetensors __metadata__['" + k + "'] is not a string", kCorruptHint);
+    metadata[k] = v.get<std::string>();
   }
+  return metadata;
+}
 
-  // The data section must be tiled exactly: sorted by begin, each tensor starts where the previous
-  // one ended, the first at 0 and the last ending at the end of the file.
+// Where a tensor's bytes lie in the data section, and its position in the header.
+struct Span {
+  uint64_t begin, end;
+  size_t index;
+};
+
+// dtype (known) and shape (non-negative dimensions) of a tensor entry.
+void read_dtype_and_shape(const std::string& where, const nlohmann::json& entry, TensorView& t) {
+  auto dt = entry.find("dtype");
+  auto sh = entry.find("shape");
+  if (!dt->is_string() || !parse_dtype(dt->get<std::string>(), &t.dtype)) {
+    throw BadInput(where + ": unsupported dtype " + dt->dump(),
+                   "supported: BOOL, U8, I8, I16, I32, I64, F16, BF16, F32, F64");
+  }
+  if (!sh->is_array()) throw BadInput(where + ": shape is not an array", kCorruptHint);
+  for (const auto& d : *sh) {
+    if (!d.is_number_unsigned()) {
+      throw BadInput(where + ": shape " + sh->dump() + " has a non-integer or negative dimension", kCorruptHint);
+    }
+    uint64_t v = d.get<uint64_t>();
+    if (v > static_cast<uint64_t>(INT64_MAX)) throw BadInput(where + ": shape dimension too large", kCorruptHint);
+    t.shape.push_back(static_cast<int64_t>(v));
+  }
+}
+
+// data_offsets of a tensor entry: in order, inside the data section, and as long as shape and dtype
+// need.
+Span read_data_offsets(const std::string& where, const nlohmann::json& entry, const TensorView& t,
+                       uint64_t data_size) {
+  const nlohmann::json& off = entry.at("data_offsets");
+  if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned()) {
+    throw BadInput(where + ": data_offsets " + off.dump() + " is not a pair of non-negative integers", kCorruptHint);
+  }
+  uint64_t b = off[0].get<uint64_t>(), e = off[1].get<uint64_t>();
+  if (b > e) throw BadInput(where + ": data_offsets " + off.dump() + " end before they begin", kCorruptHint);
+  if (e > data_size) {
+    throw BadInput(where + ": data_offsets " + off.dump() + " run past the end of the data (" +
+                       std::to_string(data_size) + " bytes; file truncated?)",
+                   kCorruptHint);
+  }
+  uint64_t expected = 0;
+  if (!byte_size(t.shape, dtype_size(t.dtype), &expected) || expected != e - b) {
+    throw BadInput(where + ": shape " + shape_string(t.shape) + " of " + dtype_name(t.dtype) + " needs " +
+                       std::to_string(expected) + " bytes but data_offsets " + off.dump() + " hold " +
+                       std::to_string(e - b),
+                   kCorruptHint);
+  }
+  return {b, e, 0};
+}
+
+// One tensor entry of the header; `data` is the start of the data section.
+TensorView read_tensor_entry(const std::string& p, const std::string& name, const nlohmann::json& entry,
+                             const uint8_t* data, uint64_t data_size, Span& span) {
+  const std::string where = p + ": tensor '" + name + "'";
+  if (!entry.is_object()) throw BadInput(where + ": entry is not an object", kCorruptHint);
+  if (!entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets")) {
+    throw BadInput(where + ": entry needs dtype, shape and data_offsets", kCorruptHint);
+  }
+  TensorView t;
+  t.name = name;
+  read_dtype_and_shape(where, entry, t);
+  span = read_data_offsets(where, entry, t, data_size);
+  t.data = data + span.begin;
+  t.nbytes = static_cast<size_t>(span.end - span.begin);
+  return t;
+}
+
+// The data section must be tiled exactly: sorted by begin, each tensor starts where the previous
+// one ended, the first at 0 and the last ending at the end of the file. Sorts `spans`.
+void check_tiling(const std::string& p, std::vector<Span>& spans, const std::vector<TensorView>& tensors,
+                  uint64_t data_size) {
   std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
   uint64_t expect = 0;
   for (const Span& s : spans) {
-    const std::string& nm = tensors_[s.index].name;
+    const std::string& nm = tensors[s.index].name;
     if (s.begin < expect) {
       throw BadInput(p + ": tensor '" + nm + "' overlaps the previous tensor (data_offsets begin at " +
                          std::to_string(s.begin) + ", previous ends at " + std::to_string(expect) + ")",
-                     hint);
+                     kCorruptHint);
     }
     if (s.begin > expect) {
       throw BadInput(p + ": gap in the data before tensor '" + nm + "' (begins at " + std::to_string(s.begin) +
                          ", expected " + std::to_string(expect) + ")",
-                     hint);
+                     kCorruptHint);
     }
     expect = s.end;
   }
@@ -346,8 +377,30 @@ void SafetensorsFile::parse(const uint8_t* data, size_t size) {
     throw BadInput(p + ": " + std::to_string(data_size - expect) +
                        " trailing bytes after the last tensor (the header says the data is " + std::to_string(expect) +
                        " bytes, the file holds " + std::to_string(data_size) + ")",
-                   hint);
+                   kCorruptHint);
   }
+}
+
+}  // namespace
+
+void SafetensorsFile::parse(const uint8_t* data, size_t size) {
+  const std::string& p = path_;
+  const uint64_t n = read_header_length(p, data, size);
+  const nlohmann::json header = parse_header(p, data + 8, data + 8 + n);
+  const uint64_t data_size = size - 8 - n;
+  const uint8_t* base = data + 8 + n;
+  std::vector<Span> spans;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") {
+      metadata_ = read_metadata(p, entry);
+      continue;
+    }
+    Span span{};
+    tensors_.push_back(read_tensor_entry(p, name, entry, base, data_size, span));
+    span.index = tensors_.size() - 1;
+    spans.push_back(span);
+  }
+  check_tiling(p, spans, tensors_, data_size);
 
   // Present tensors in file order, which is also what a re-save reproduces.
   std::vector<TensorView> ordered;

@@ -2,7 +2,7 @@
 // loads by default. Plain C++: no LibTorch here, so tools and tests can read and write checkpoints
 // without it (the torch adapter is src/model/checkpoint.h).
 //
-// File layout (SPEC-hf-compat.md section 9):
+// File layout (as the reference implementation writes and reads it; docs/hf-compat.md):
 //   u64 LE  N                         header length in bytes
 //   N bytes JSON object, space-padded  {"__metadata__":{..}, name: {dtype, shape, data_offsets}, ...}
 //   data    little-endian, row-major, tensors back to back, offsets relative to the data start

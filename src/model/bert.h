@@ -1,4 +1,4 @@
-// BERT as in Hugging Face transformers' modeling_bert.py (SPEC-hf-compat.md section 8): post-LN
+// BERT as in Hugging Face transformers' modeling_bert.py (docs/hf-compat.md, "Model and checkpoint"): post-LN
 // encoder, exact-erf GELU, tied MLM decoder. Parameters are registered under HF's names, so
 // named_parameters() of BertForMaskedLM *is* the checkpoint's key list:
 //

@@ -1,4 +1,4 @@
-// BertConfig: the fields of Hugging Face's config.json for BERT (SPEC-hf-compat.md section 8), so
+// BertConfig: the fields of Hugging Face's config.json for BERT (docs/hf-compat.md, "config.json"), so
 // a checkpoint directory we write loads with transformers, and one transformers wrote loads here.
 // This header and bert_config.cc do not use LibTorch.
 #pragma once

@@ -198,37 +198,15 @@ void save_pretrained(const std::string& dir, const torch::nn::Module& model, con
                      c10::ScalarType dtype, const std::string& tokenizer_dir) {
   fs::path target = fs::path(dir);
   if (target.has_filename() == false) target = target.parent_path();  // "out/" -> "out"
-  const std::string tmp = target.string() + ".tmp." + std::to_string(::getpid());
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
-  if (!fs::create_directories(tmp, ec) || ec) {
-    throw BadInput("cannot create directory " + tmp + ": " + ec.message(), "check that the parent directory is writable");
-  }
-  try {
-    write_model_files(tmp, model, config, dtype);
-    if (!tokenizer_dir.empty()) copy_tokenizer_files(tokenizer_dir, tmp);
-    fsync_directory(tmp);
-    if (fs::exists(target)) {
-      // rename() cannot replace a non-empty directory: move the old one aside first, so DIR is
-      // always either the old complete checkpoint or the new complete one.
-      const std::string old = target.string() + ".old." + std::to_string(::getpid());
-      fs::remove_all(old, ec);
-      fs::rename(target, old);
-      fs::rename(tmp, target);
-      fs::remove_all(old, ec);
-    } else {
-      fs::rename(tmp, target);
-    }
-  } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp, ec);
-    throw BadInput("cannot write checkpoint " + target.string() + ": " + e.what());
-  } catch (...) {
-    fs::remove_all(tmp, ec);
-    throw;
-  }
-  fsync_directory(target.parent_path().empty() ? "." : target.parent_path().string());
+  const std::string pid = std::to_string(::getpid());
+  write_directory_atomic(
+      target.string(), target.string() + ".tmp." + pid, target.string() + ".old." + pid,
+      [&](const std::string& tmp) {
+        write_model_files(tmp, model, config, dtype);
+        if (!tokenizer_dir.empty()) copy_tokenizer_files(tokenizer_dir, tmp);
+      },
+      "check free disk space");
 }
-
 void save_pretrained(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype) {
   BertConfig config = model->config();
   config.architectures = {"BertForMaskedLM"};

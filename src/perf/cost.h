@@ -1,5 +1,7 @@
 // Time and money for a training job: measured throughput -> hours -> dollars, per instance type, as
-// in the guide's cost analysis (100k steps measured, extrapolated to the original BERT's 1M steps).
+// in the cost analysis of Hugging Face/Habana's guide "Pre-training BERT with Hugging Face
+// Transformers and Habana Gaudi" (100k steps measured, extrapolated to the original BERT's 1M steps;
+// docs/cost.md reproduces its numbers).
 #pragma once
 
 #include <cstdint>

@@ -137,98 +137,143 @@ size_t bucket_count(uint64_t disk_bytes, size_t bucket_bytes) {
   return count;
 }
 
-}  // namespace
-
-MergeResult merge_corpus(const MergeOptions& options, const MergeProgress& progress) {
-  if (options.out.empty()) throw BadInput("no output given", "pass --out merged.jsonl (or .jsonl.zst)");
-  fs::path parent = fs::path(options.out).parent_path();
+// Fails early when the output cannot be created: no path, or a parent directory that is missing.
+void check_output_path(const std::string& out) {
+  if (out.empty()) throw BadInput("no output given", "pass --out merged.jsonl (or .jsonl.zst)");
+  fs::path parent = fs::path(out).parent_path();
   if (!parent.empty() && !fs::is_directory(parent)) {
     throw BadInput("output directory " + parent.string() + " does not exist", "create it first");
   }
-  CorpusReader reader(options.corpus);
-  const size_t n_sources = options.corpus.inputs.size();
-  auto per_source = [&](const auto& values, auto fallback, const char* flag) {
-    using T = decltype(fallback);
-    std::vector<T> v(n_sources, fallback);
-    if (values.size() > n_sources) {
-      throw BadInput(std::string(flag) + " is given for " + std::to_string(values.size()) + " sources but there are only " +
-                     std::to_string(n_sources) + " --input");
-    }
-    for (size_t i = 0; i < values.size(); ++i) v[i] = values[i];
-    return v;
-  };
-  const std::vector<uint64_t> max_docs = per_source(options.max_docs, uint64_t(0), "--max-docs");
-  const std::vector<double> weight = per_source(options.weight, 1.0, "--weight");
-  for (size_t i = 0; i < n_sources; ++i) {
-    if (!(weight[i] >= 0) || !std::isfinite(weight[i])) {
-      throw BadInput("--weight for " + options.corpus.inputs[i] + " must be a finite number >= 0");
+}
+
+// A per-source option: `values` for the first sources, `fallback` for the others.
+template <typename T>
+std::vector<T> per_source(const std::vector<T>& values, T fallback, size_t n_sources, const char* flag) {
+  if (values.size() > n_sources) {
+    throw BadInput(std::string(flag) + " is given for " + std::to_string(values.size()) +
+                   " sources but there are only " + std::to_string(n_sources) + " --input");
+  }
+  std::vector<T> v(n_sources, fallback);
+  for (size_t i = 0; i < values.size(); ++i) v[i] = values[i];
+  return v;
+}
+
+// --max-docs and --weight, one value per source.
+struct SourceLimits {
+  std::vector<uint64_t> max_docs;  // 0 = no limit
+  std::vector<double> weight;
+
+  explicit SourceLimits(const MergeOptions& options) {
+    const std::vector<std::string>& inputs = options.corpus.inputs;
+    max_docs = per_source(options.max_docs, uint64_t(0), inputs.size(), "--max-docs");
+    weight = per_source(options.weight, 1.0, inputs.size(), "--weight");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!(weight[i] >= 0) || !std::isfinite(weight[i])) {
+        throw BadInput("--weight for " + inputs[i] + " must be a finite number >= 0");
+      }
     }
   }
+};
 
-  MergeResult result;
-  result.written_per_source.assign(n_sources, 0);
-  std::vector<uint64_t> kept(n_sources, 0);  // unique documents taken per source (for --max-docs)
+// Copies of the `index`-th kept document of `source`: the integer part of the weight, plus one more
+// with probability equal to the fractional part, decided by a hash so that it is deterministic.
+uint64_t copies_of(double weight, uint64_t seed, uint64_t index, size_t source) {
+  uint64_t copies = uint64_t(weight);
+  double frac = weight - double(copies);
+  if (frac > 0) {
+    double u = double(mix64(seed ^ kWeightSalt ^ mix64(index ^ (uint64_t(source) << 48))) >> 11) * 0x1.0p-53;
+    copies += u < frac;
+  }
+  return copies;
+}
+
+// Writes {"text": …, "source": …} lines to the sink and counts them in `result`.
+class LineWriter {
+ public:
+  LineWriter(ByteSink& sink, const std::vector<std::string>& sources, MergeResult& result)
+      : sink_(sink), sources_(sources), result_(result) {}
+
+  void write(std::string_view text, size_t source) {
+    line_.clear();
+    line_.append("{\"text\":");
+    append_json_string(line_, text);
+    line_.append(",\"source\":");
+    append_json_string(line_, sources_[source]);
+    line_.append("}\n");
+    sink_.write(line_);
+    ++result_.written;
+    ++result_.written_per_source[source];
+  }
+
+ private:
+  ByteSink& sink_;
+  const std::vector<std::string>& sources_;
+  MergeResult& result_;
+  std::string line_;
+};
+
+// Reads every document; drops duplicates (--dedup) and what --max-docs excludes; writes each kept
+// document as many times as its weight says, or with --shuffle spills the copies to `buckets` under
+// a seeded key.
+void merge_documents(const MergeOptions& options, const SourceLimits& limits, CorpusReader& reader,
+                     LineWriter& out, Buckets* buckets, MergeResult& result, const MergeProgress& progress) {
+  std::vector<uint64_t> kept(options.corpus.inputs.size(), 0);  // unique documents taken per source
   HashSet64 seen;
-  auto sink = open_byte_sink(options.out, compression_for_path(options.out), options.compression_level);
-  std::unique_ptr<Buckets> buckets;
-  if (options.shuffle) {
-    buckets = std::make_unique<Buckets>(options.out, bucket_count(reader.disk_bytes_total(), options.shuffle_memory_bytes));
-    result.buckets = buckets->count();
-  }
-
-  std::string line;
-  auto write_line = [&](std::string_view text, size_t source) {
-    line.clear();
-    line.append("{\"text\":");
-    append_json_string(line, text);
-    line.append(",\"source\":");
-    append_json_string(line, options.corpus.inputs[source]);
-    line.append("}\n");
-    sink->write(line);
-    ++result.written;
-    ++result.written_per_source[source];
-  };
-
   Document doc;
   uint64_t docs_seen = 0;
   while (reader.next(doc)) {
     size_t s = doc.source_index;
-    uint64_t content = hash64(doc.text);
-    if (options.dedup && !seen.insert(content)) {
+    if (options.dedup && !seen.insert(hash64(doc.text))) {
       ++result.duplicates;
       continue;
     }
-    uint64_t index = kept[s]++;
-    // Copies of this document: the integer part of the weight, plus one more with probability equal
-    // to the fractional part, decided by a hash so that it is deterministic.
-    double w = weight[s];
-    uint64_t copies = uint64_t(w);
-    double frac = w - double(copies);
-    if (frac > 0) {
-      double u = double(mix64(options.seed ^ kWeightSalt ^ mix64(index ^ (uint64_t(s) << 48))) >> 11) * 0x1.0p-53;
-      copies += u < frac;
-    }
+    uint64_t copies = copies_of(limits.weight[s], options.seed, kept[s]++, s);
     for (uint64_t c = 0; c < copies; ++c) {
       if (buckets) {
         uint64_t key = mix64(hash64(doc.text, options.seed) ^ mix64(c * kCopySalt));
         buckets->add(key, uint32_t(s), doc.text);
       } else {
-        write_line(doc.text, s);
+        out.write(doc.text, s);
       }
     }
-    if (max_docs[s] && kept[s] >= max_docs[s]) reader.skip_rest_of_source();
-    if (progress && (++docs_seen & 1023) == 0) progress(reader.disk_bytes_read(), reader.disk_bytes_total(), result.written);
-  }
-
-  if (buckets) {
-    std::string bytes;
-    std::vector<Buckets::Record> records;
-    for (size_t b = 0; b < buckets->count(); ++b) {
-      buckets->load(b, bytes, records);
-      for (const auto& r : records) write_line(std::string_view(bytes.data() + r.offset, r.length), r.source);
-      if (progress) progress(reader.disk_bytes_total(), reader.disk_bytes_total(), result.written);
+    if (limits.max_docs[s] && kept[s] >= limits.max_docs[s]) reader.skip_rest_of_source();
+    if (progress && (++docs_seen & 1023) == 0) {
+      progress(reader.disk_bytes_read(), reader.disk_bytes_total(), result.written);
     }
   }
+}
+
+// --shuffle: writes the spilled documents bucket by bucket, each in key order.
+void write_buckets(Buckets& buckets, const CorpusReader& reader, LineWriter& out, const MergeResult& result,
+                   const MergeProgress& progress) {
+  std::string bytes;
+  std::vector<Buckets::Record> records;
+  for (size_t b = 0; b < buckets.count(); ++b) {
+    buckets.load(b, bytes, records);
+    for (const auto& r : records) out.write(std::string_view(bytes.data() + r.offset, r.length), r.source);
+    if (progress) progress(reader.disk_bytes_total(), reader.disk_bytes_total(), result.written);
+  }
+}
+
+}  // namespace
+
+MergeResult merge_corpus(const MergeOptions& options, const MergeProgress& progress) {
+  check_output_path(options.out);
+  CorpusReader reader(options.corpus);
+  const SourceLimits limits(options);
+
+  MergeResult result;
+  result.written_per_source.assign(options.corpus.inputs.size(), 0);
+  auto sink = open_byte_sink(options.out, compression_for_path(options.out), options.compression_level);
+  std::unique_ptr<Buckets> buckets;
+  if (options.shuffle) {
+    size_t count = bucket_count(reader.disk_bytes_total(), options.shuffle_memory_bytes);
+    buckets = std::make_unique<Buckets>(options.out, count);
+    result.buckets = buckets->count();
+  }
+  LineWriter out(*sink, options.corpus.inputs, result);
+  merge_documents(options, limits, reader, out, buckets.get(), result, progress);
+  if (buckets) write_buckets(*buckets, reader, out, result, progress);
   if (result.written == 0) {
     throw BadInput("nothing to write: every document was dropped by --max-docs/--weight/--dedup",
                    "check the per-source limits and weights");

@@ -1,6 +1,7 @@
 #include "text/corpus_reader.h"
 
 #include "common/error.h"
+#include "text/blank.h"
 #include "text/input_paths.h"
 #include "text/json_field.h"
 #include "text/line_reader.h"
@@ -44,13 +45,6 @@ const char* doc_per_name(DocPer d) {
 }
 
 namespace {
-
-bool is_blank(std::string_view s) {
-  for (char c : s) {
-    if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\f' && c != '\v') return false;
-  }
-  return true;
-}
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 

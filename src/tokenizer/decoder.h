@@ -1,4 +1,4 @@
-// Hugging Face's WordPiece decoder (SPEC-hf-compat.md section 4): tokens back to text. Every token
+// Hugging Face's WordPiece decoder (docs/hf-compat.md): tokens back to text. Every token
 // after the first loses its "##" prefix and is glued on, or gets a leading space; with cleanup, each
 // token (with its leading space) then goes through HF's clean-up replacements, in HF's order.
 #pragma once

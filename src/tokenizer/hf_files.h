@@ -1,4 +1,4 @@
-// Hugging Face tokenizer files (SPEC-hf-compat.md section 6): tokenizer.json, vocab.txt,
+// Hugging Face tokenizer files (docs/hf-compat.md): tokenizer.json, vocab.txt,
 // tokenizer_config.json and special_tokens_map.json, read and written so that
 // `BertTokenizerFast.from_pretrained(dir)` / `Tokenizer.fromFile` load ours unchanged and we load
 // theirs. Readers refuse pipeline pieces other than a BERT tokenizer's with an error that names

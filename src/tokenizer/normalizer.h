@@ -1,4 +1,4 @@
-// BertNormalizer, exactly as Hugging Face tokenizers applies it (SPEC-hf-compat.md section 2):
+// BertNormalizer, exactly as Hugging Face tokenizers applies it (docs/hf-compat.md):
 // clean_text, handle_chinese_chars, strip_accents, lowercase — in that order, with HF's Unicode
 // tables (an older vintage than current Unicode; see the generated tables).
 #pragma once

@@ -1,4 +1,4 @@
-// BertPreTokenizer (SPEC-hf-compat.md section 3): split on whitespace (dropped), then isolate every
+// BertPreTokenizer (docs/hf-compat.md): split on whitespace (dropped), then isolate every
 // punctuation character as its own word.
 #pragma once
 

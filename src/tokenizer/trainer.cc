@@ -229,7 +229,8 @@ class WordLists {
 
   View get(uint32_t id) const {
     if (id < initial_count_) {
-      return {initial_words_.data() + initial_begin_[id], static_cast<size_t>(initial_begin_[id + 1] - initial_begin_[id])};
+      return {initial_words_.data() + initial_begin_[id],
+              static_cast<size_t>(initial_begin_[id + 1] - initial_begin_[id])};
     }
     const std::vector<uint32_t>& v = dynamic_[id - initial_count_];
     return {v.data(), v.size()};
@@ -278,6 +279,344 @@ std::string utf8_of(uint32_t cp) {
   return s;
 }
 
+// One record per word, so a visit during merging touches one cache line besides the symbols.
+struct WordRef {
+  uint64_t begin;   // into SymbolWords::symbols
+  int64_t count;
+  uint32_t length;  // current number of symbols
+};
+
+// The words as symbol (token id) sequences, flat. Words of fewer than two symbols can never merge
+// and are not stored.
+struct SymbolWords {
+  std::vector<uint32_t> symbols;
+  std::vector<WordRef> refs;
+};
+
+// Per code point: the id of its token at the start of a word and of its prefix form after it
+// (kNone: the character is not in the vocabulary).
+struct CharIds {
+  std::vector<uint32_t> initial;
+  std::vector<uint32_t> continuation;
+};
+
+// Per code point: occurrences weighted by word counts, and whether it occurs after a word's first
+// character (then it needs a prefix form).
+struct CharStats {
+  std::vector<uint64_t> count;
+  std::vector<bool> non_initial;
+};
+
+CharStats count_characters(const WordCounts& words) {
+  CharStats chars{std::vector<uint64_t>(kMaxCodePoint + 1, 0), std::vector<bool>(kMaxCodePoint + 1, false)};
+  words.for_each([&](std::string_view w, uint64_t count) {
+    const auto* p = reinterpret_cast<const unsigned char*>(w.data());
+    const auto* end = p + w.size();
+    bool first = true;
+    while (p < end) {
+      const uint32_t cp = next_code_point(p, end);
+      chars.count[cp] += count;
+      if (!first) chars.non_initial[cp] = true;
+      first = false;
+    }
+  });
+  return chars;
+}
+
+// The characters kept, in code-point order: every one that occurs or, beyond `limit`, the most
+// frequent (at equal counts the smaller code point stays). `dropped` receives how many were cut.
+std::vector<uint32_t> choose_alphabet(const std::vector<uint64_t>& char_count, std::optional<size_t> limit,
+                                      size_t& dropped) {
+  std::vector<uint32_t> alphabet;
+  for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
+    if (char_count[cp] > 0) alphabet.push_back(cp);
+  }
+  dropped = 0;
+  if (limit && alphabet.size() > *limit) {
+    std::stable_sort(alphabet.begin(), alphabet.end(),
+                     [&](uint32_t a, uint32_t b) { return char_count[a] > char_count[b]; });
+    dropped = alphabet.size() - *limit;
+    alphabet.resize(*limit);
+    std::sort(alphabet.begin(), alphabet.end());
+  }
+  return alphabet;
+}
+
+// Rules 2 and 3: adds the alphabet and then the prefix forms to `vocab`, each in code-point order
+// (HF adds prefix forms in hash-map order), and records their numbers in `result`.
+CharIds add_characters(const WordCounts& words, const WordPieceTrainerOptions& options, Vocab& vocab,
+                       TrainedVocabulary& result) {
+  const CharStats chars = count_characters(words);
+  const std::vector<uint32_t> alphabet = choose_alphabet(chars.count, options.limit_alphabet, result.alphabet_dropped);
+  result.alphabet = alphabet.size();
+  CharIds ids{std::vector<uint32_t>(kMaxCodePoint + 1, kNone), std::vector<uint32_t>(kMaxCodePoint + 1, kNone)};
+  for (uint32_t cp : alphabet) ids.initial[cp] = vocab.intern(utf8_of(cp));
+  if (result.alphabet_dropped > 0) {
+    // HF decides "in the alphabet" by looking the character up in the vocabulary, so a dropped
+    // character that is also a special token (say "x") stays in words, as that token.
+    for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
+      if (chars.count[cp] > 0 && ids.initial[cp] == kNone) {
+        if (const uint32_t* id = vocab.find(utf8_of(cp))) ids.initial[cp] = *id;
+      }
+    }
+  }
+  const size_t before_continuations = vocab.size();
+  for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
+    if (chars.non_initial[cp] && ids.initial[cp] != kNone) {
+      ids.continuation[cp] = vocab.intern(options.continuing_subword_prefix + utf8_of(cp));
+    }
+  }
+  result.continuation_tokens = vocab.size() - before_continuations;
+  return ids;
+}
+
+// HF silently returns an initial vocabulary larger than vocab_size; we name the numbers instead.
+void check_initial_vocabulary_fits(size_t initial_size, const WordPieceTrainerOptions& options,
+                                   const TrainedVocabulary& result) {
+  if (initial_size <= options.vocab_size) return;
+  const std::string initial = std::to_string(initial_size);
+  throw BadInput("vocab size " + std::to_string(options.vocab_size) + " is smaller than the initial vocabulary of " +
+                     initial + " tokens (" + std::to_string(result.special_tokens) + " special + " +
+                     std::to_string(result.alphabet) + " alphabet characters + " +
+                     std::to_string(result.continuation_tokens) + " '" + options.continuing_subword_prefix +
+                     "' forms), so no merge could be learned",
+                 "use --vocab-size " + initial + " or more, or cap the alphabet with --limit-alphabet");
+}
+
+// Rule 3: each word as its characters' ids, characters outside the alphabet skipped.
+SymbolWords split_into_symbols(const WordCounts& words, const CharIds& ids) {
+  SymbolWords out;
+  std::vector<uint32_t> current;
+  words.for_each([&](std::string_view w, uint64_t count) {
+    if (count == 0) return;
+    current.clear();
+    const auto* p = reinterpret_cast<const unsigned char*>(w.data());
+    const auto* end = p + w.size();
+    bool first = true;
+    while (p < end) {
+      const uint32_t cp = next_code_point(p, end);
+      const uint32_t id = first ? ids.initial[cp] : ids.continuation[cp];
+      first = false;
+      if (ids.initial[cp] != kNone) current.push_back(id);
+    }
+    if (current.size() < 2) return;
+    out.refs.push_back(WordRef{out.symbols.size(), static_cast<int64_t>(count), static_cast<uint32_t>(current.size())});
+    out.symbols.insert(out.symbols.end(), current.begin(), current.end());
+  });
+  return out;
+}
+
+// Every adjacent pair seen so far: a dense index, its key and its current count (the summed counts
+// of the words it occurs in).
+class PairTable {
+ public:
+  // The index of `key`, added with count 0 when new (`inserted` tells which happened).
+  uint32_t find_or_add(uint64_t key, bool& inserted) {
+    const uint32_t p = index_.find_or_insert(key, size(), inserted);
+    if (inserted) {
+      keys_.push_back(key);
+      counts_.push_back(0);
+    }
+    return p;
+  }
+  uint32_t find(uint64_t key) const { return index_.find(key); }
+  uint32_t size() const { return static_cast<uint32_t>(keys_.size()); }
+  uint64_t key(uint32_t p) const { return keys_[p]; }
+  int64_t& count(uint32_t p) { return counts_[p]; }
+  int64_t count(uint32_t p) const { return counts_[p]; }
+
+ private:
+  PairIndex index_{4096};  // character pairs are few; merges add the rest
+  std::vector<uint64_t> keys_;
+  std::vector<int64_t> counts_;
+};
+
+// Rule 4's first half: counts every pair of every word into `pairs`; returns, per pair, the number
+// of distinct words it occurs in.
+std::vector<uint32_t> count_pairs(const SymbolWords& words, PairTable& pairs) {
+  std::vector<uint32_t> list_sizes;
+  std::vector<uint32_t> last_word;  // dedups a word within its pair's list
+  for (uint32_t w = 0; w < words.refs.size(); ++w) {
+    const uint32_t* s = words.symbols.data() + words.refs[w].begin;
+    for (uint32_t j = 0; j + 1 < words.refs[w].length; ++j) {
+      bool inserted;
+      const uint32_t p = pairs.find_or_add(pair_key(s[j], s[j + 1]), inserted);
+      if (inserted) {
+        list_sizes.push_back(0);
+        last_word.push_back(kNone);
+      }
+      pairs.count(p) += words.refs[w].count;
+      if (last_word[p] != w) {
+        last_word[p] = w;
+        ++list_sizes[p];
+      }
+    }
+  }
+  return list_sizes;
+}
+
+// The initial word lists: per pair, the words it occurs in, each once, in word order.
+WordLists list_words_of_pairs(const SymbolWords& words, const PairTable& pairs, const std::vector<uint32_t>& sizes) {
+  std::vector<uint64_t> begins(sizes.size() + 1, 0);
+  for (size_t p = 0; p < sizes.size(); ++p) begins[p + 1] = begins[p] + sizes[p];
+  std::vector<uint32_t> flat(begins.back());
+  std::vector<uint64_t> fill(begins.begin(), begins.end() - 1);
+  std::vector<uint32_t> last_word(sizes.size(), kNone);
+  for (uint32_t w = 0; w < words.refs.size(); ++w) {
+    const uint32_t* s = words.symbols.data() + words.refs[w].begin;
+    for (uint32_t j = 0; j + 1 < words.refs[w].length; ++j) {
+      const uint32_t p = pairs.find(pair_key(s[j], s[j + 1]));
+      if (last_word[p] != w) {
+        last_word[p] = w;
+        flat[fill[p]++] = w;
+      }
+    }
+  }
+  WordLists lists;
+  lists.set_initial(std::move(begins), std::move(flat));
+  return lists;
+}
+
+using CandidateHeap = std::priority_queue<Candidate, std::vector<Candidate>, PopsAfter>;
+
+// Rules 5 and 6 over the counted pairs: pops the best pair, adds its merged token, merges it in the
+// words listed for it, and updates the neighbouring pairs' counts, until a stop condition holds.
+class MergeLoop {
+ public:
+  MergeLoop(const WordPieceTrainerOptions& options, Vocab& vocab, SymbolWords& words)
+      : options_(options), vocab_(vocab), words_(words) {
+    lists_ = list_words_of_pairs(words_, pairs_, count_pairs(words_, pairs_));
+    std::vector<Candidate> initial;
+    initial.reserve(pairs_.size());
+    for (uint32_t p = 0; p < pairs_.size(); ++p) {
+      if (pairs_.count(p) > 0) {
+        initial.push_back(Candidate{pairs_.count(p), static_cast<uint32_t>(pairs_.key(p) >> 32),
+                                    static_cast<uint32_t>(pairs_.key(p)), p, p, seq_++});
+      }
+    }
+    heap_ = CandidateHeap(PopsAfter{}, std::move(initial));
+  }
+
+  void run(TrainedVocabulary& result, const MergeProgress& progress) {
+    const size_t merge_budget = options_.vocab_size - vocab_.size();
+    result.stop_reason = "no_pairs";
+    while (true) {
+      if (vocab_.size() >= options_.vocab_size) {
+        result.stop_reason = "vocab_size";
+        break;
+      }
+      const std::optional<Candidate> top = pop_current();
+      if (!top || top->count < 1) break;
+      if (static_cast<uint64_t>(top->count) < options_.min_frequency) {
+        result.stop_reason = "min_frequency";
+        break;
+      }
+      const uint32_t new_id = add_merged_token(*top, result);
+      merge_in_listed_words(*top, new_id);
+      apply_step_changes();
+      if (progress && (result.merges & 255) == 0) progress(result.merges, merge_budget);
+    }
+    if (progress) progress(result.merges, merge_budget);
+  }
+
+ private:
+  // The best entry whose count is current; entries with an out-of-date count are pushed back with
+  // the current one. nullopt when the heap is empty.
+  std::optional<Candidate> pop_current() {
+    while (!heap_.empty()) {
+      Candidate top = heap_.top();
+      heap_.pop();
+      if (top.count == pairs_.count(top.pair)) return top;
+      top.count = pairs_.count(top.pair);
+      top.seq = seq_++;
+      heap_.push(top);
+    }
+    return std::nullopt;
+  }
+
+  // Rule 6: left + right without right's leading prefix; a string that already exists keeps its id.
+  uint32_t add_merged_token(const Candidate& top, TrainedVocabulary& result) {
+    const std::string& right_token = vocab_.token(top.right);
+    const std::string& prefix = options_.continuing_subword_prefix;
+    std::string merged = vocab_.token(top.left);
+    if (!prefix.empty() && right_token.compare(0, prefix.size(), prefix) == 0) {
+      merged.append(right_token, prefix.size(), std::string::npos);
+    } else {
+      merged += right_token;
+    }
+    bool added;
+    const uint32_t new_id = vocab_.intern(merged, &added);
+    ++result.merges;
+    if (added) ++result.merge_tokens;
+    return new_id;
+  }
+
+  // Merges the pair in every listed word, left to right, non-overlapping (HF's Word::merge, in
+  // place), and collects the neighbours' count changes in step_. The merged pair's own count is left
+  // as it is, as HF does: only neighbours change.
+  void merge_in_listed_words(const Candidate& top, uint32_t new_id) {
+    const uint32_t a = top.left, b = top.right;
+    step_.clear();
+    const WordLists::View list = lists_.get(top.list);
+    for (size_t k = 0; k < list.size; ++k) {
+      // Visits are memory-bound (a word record, then its symbols, both far apart): prefetch
+      // the records a few words ahead and the symbols of nearer ones.
+      if (k + 16 < list.size) __builtin_prefetch(&words_.refs[list.data[k + 16]]);
+      if (k + 8 < list.size) __builtin_prefetch(words_.symbols.data() + words_.refs[list.data[k + 8]].begin);
+      const uint32_t w = list.data[k];
+      WordRef& ref = words_.refs[w];
+      uint32_t* s = words_.symbols.data() + ref.begin;
+      const uint32_t len = ref.length;
+      const int64_t c = ref.count;
+      uint32_t out = 0;
+      for (uint32_t r = 0; r < len;) {
+        if (s[r] == a && r + 1 < len && s[r + 1] == b) {
+          if (out > 0) {
+            step_.add(pair_key(s[out - 1], a), -c);
+            step_.formed(pair_key(s[out - 1], new_id), c, w);
+          }
+          if (r + 2 < len) {
+            step_.add(pair_key(b, s[r + 2]), -c);
+            step_.formed(pair_key(new_id, s[r + 2]), c, w);
+          }
+          s[out++] = new_id;
+          r += 2;
+        } else {
+          s[out++] = s[r++];
+        }
+      }
+      ref.length = out;
+    }
+    lists_.release(top.list);
+  }
+
+  // Applies the step's changes; pairs that gained occurrences get an entry listing the words where
+  // they were formed. (Within a step every pair is distinct, so the push order never decides a
+  // tie: seq only orders entries of the same pair from different steps.)
+  void apply_step_changes() {
+    for (const StepChanges::Entry& e : step_.entries()) {
+      bool inserted;
+      const uint32_t p = pairs_.find_or_add(e.key, inserted);
+      pairs_.count(p) += e.delta;
+      if (e.first != kNone && pairs_.count(p) > 0) {
+        std::vector<uint32_t> ws;
+        step_.words_of(e, ws);
+        heap_.push(Candidate{pairs_.count(p), static_cast<uint32_t>(e.key >> 32), static_cast<uint32_t>(e.key), p,
+                             lists_.add(std::move(ws)), seq_++});
+      }
+    }
+  }
+
+  const WordPieceTrainerOptions& options_;
+  Vocab& vocab_;
+  SymbolWords& words_;
+  PairTable pairs_;
+  WordLists lists_;
+  CandidateHeap heap_;
+  uint64_t seq_ = 0;  // push order of heap entries
+  StepChanges step_;
+};
+
 }  // namespace
 
 void validate(const WordPieceTrainerOptions& options) {
@@ -301,256 +640,15 @@ TrainedVocabulary WordPieceTrainer::train(const WordCounts& words, const MergePr
   result.words = words.total();
   result.distinct_words = words.size();
   Vocab vocab;
-
-  // 1. Special tokens.
-  for (const std::string& t : options_.special_tokens) vocab.intern(t);
+  for (const std::string& t : options_.special_tokens) vocab.intern(t);  // rule 1
   result.special_tokens = vocab.size();
-
-  // 2. Alphabet, weighted by word counts. Also note which characters occur after a word's first
-  //    character: they need a prefix form.
-  std::vector<uint64_t> char_count(kMaxCodePoint + 1, 0);
-  std::vector<bool> non_initial(kMaxCodePoint + 1, false);
-  words.for_each([&](std::string_view w, uint64_t count) {
-    const auto* p = reinterpret_cast<const unsigned char*>(w.data());
-    const auto* end = p + w.size();
-    bool first = true;
-    while (p < end) {
-      const uint32_t cp = next_code_point(p, end);
-      char_count[cp] += count;
-      if (!first) non_initial[cp] = true;
-      first = false;
-    }
-  });
-  std::vector<uint32_t> alphabet;
-  for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
-    if (char_count[cp] > 0) alphabet.push_back(cp);
-  }
-  if (options_.limit_alphabet && alphabet.size() > *options_.limit_alphabet) {
-    // Most frequent first; at equal counts the smaller code point stays.
-    std::stable_sort(alphabet.begin(), alphabet.end(),
-                     [&](uint32_t a, uint32_t b) { return char_count[a] > char_count[b]; });
-    result.alphabet_dropped = alphabet.size() - *options_.limit_alphabet;
-    alphabet.resize(*options_.limit_alphabet);
-    std::sort(alphabet.begin(), alphabet.end());
-  }
-  result.alphabet = alphabet.size();
-  std::vector<uint32_t> initial_id(kMaxCodePoint + 1, kNone);
-  for (uint32_t cp : alphabet) initial_id[cp] = vocab.intern(utf8_of(cp));
-  if (result.alphabet_dropped > 0) {
-    // HF decides "in the alphabet" by looking the character up in the vocabulary, so a dropped
-    // character that is also a special token (say "x") stays in words, as that token.
-    for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
-      if (char_count[cp] > 0 && initial_id[cp] == kNone) {
-        if (const uint32_t* id = vocab.find(utf8_of(cp))) initial_id[cp] = *id;
-      }
-    }
-  }
-  std::vector<uint32_t>().swap(alphabet);
-  std::vector<uint64_t>().swap(char_count);
-
-  // 3. Prefix forms, in code-point order (HF: hash-map order).
-  std::vector<uint32_t> continuation_id(kMaxCodePoint + 1, kNone);
-  const size_t before_continuations = vocab.size();
-  for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
-    if (non_initial[cp] && initial_id[cp] != kNone) {
-      continuation_id[cp] = vocab.intern(options_.continuing_subword_prefix + utf8_of(cp));
-    }
-  }
-  std::vector<bool>().swap(non_initial);
-  result.continuation_tokens = vocab.size() - before_continuations;
-
-  if (vocab.size() > options_.vocab_size) {
-    throw BadInput(
-        "vocab size " + std::to_string(options_.vocab_size) + " is smaller than the initial vocabulary of " +
-            std::to_string(vocab.size()) + " tokens (" + std::to_string(result.special_tokens) + " special + " +
-            std::to_string(result.alphabet) + " alphabet characters + " + std::to_string(result.continuation_tokens) +
-            " '" + options_.continuing_subword_prefix + "' forms), so no merge could be learned",
-        "use --vocab-size " + std::to_string(vocab.size()) + " or more, or cap the alphabet with --limit-alphabet");
-  }
-
-  // Words as symbol sequences, flat. Words of fewer than two symbols can never merge: not stored.
-  std::vector<uint32_t> symbols;
-  // One record per word, so a visit during merging touches one cache line besides the symbols.
-  struct WordRef {
-    uint64_t begin;  // into symbols
-    int64_t count;
-    uint32_t length;  // current number of symbols
-  };
-  std::vector<WordRef> word_refs;
+  SymbolWords symbol_words;
   {
-    std::vector<uint32_t> current;
-    words.for_each([&](std::string_view w, uint64_t count) {
-      if (count == 0) return;
-      current.clear();
-      const auto* p = reinterpret_cast<const unsigned char*>(w.data());
-      const auto* end = p + w.size();
-      bool first = true;
-      while (p < end) {
-        const uint32_t cp = next_code_point(p, end);
-        const uint32_t id = first ? initial_id[cp] : continuation_id[cp];
-        first = false;
-        if (initial_id[cp] != kNone) current.push_back(id);
-      }
-      if (current.size() < 2) return;
-      word_refs.push_back(WordRef{symbols.size(), static_cast<int64_t>(count), static_cast<uint32_t>(current.size())});
-      symbols.insert(symbols.end(), current.begin(), current.end());
-    });
+    const CharIds char_ids = add_characters(words, options_, vocab, result);  // rules 2 and 3
+    check_initial_vocabulary_fits(vocab.size(), options_, result);
+    symbol_words = split_into_symbols(words, char_ids);
   }
-  std::vector<uint32_t>().swap(initial_id);
-  std::vector<uint32_t>().swap(continuation_id);
-  const size_t word_total = word_refs.size();
-
-  // 4. Pair counts and, per pair, the words it occurs in (each word once).
-  PairIndex pair_index(4096);  // character pairs are few; merges add the rest
-  std::vector<uint64_t> pair_keys;
-  std::vector<int64_t> pair_count;
-  std::vector<uint32_t> list_sizes;  // initial pass only
-  std::vector<uint32_t> last_word;   // initial pass only: dedups a word within its pair's list
-  for (uint32_t w = 0; w < word_total; ++w) {
-    const uint32_t* s = symbols.data() + word_refs[w].begin;
-    for (uint32_t j = 0; j + 1 < word_refs[w].length; ++j) {
-      bool inserted;
-      const uint32_t p = pair_index.find_or_insert(pair_key(s[j], s[j + 1]), static_cast<uint32_t>(pair_keys.size()), inserted);
-      if (inserted) {
-        pair_keys.push_back(pair_key(s[j], s[j + 1]));
-        pair_count.push_back(0);
-        list_sizes.push_back(0);
-        last_word.push_back(kNone);
-      }
-      pair_count[p] += word_refs[w].count;
-      if (last_word[p] != w) {
-        last_word[p] = w;
-        ++list_sizes[p];
-      }
-    }
-  }
-  WordLists lists;
-  {
-    std::vector<uint64_t> begins(pair_keys.size() + 1, 0);
-    for (size_t p = 0; p < pair_keys.size(); ++p) begins[p + 1] = begins[p] + list_sizes[p];
-    std::vector<uint32_t> flat(begins.back());
-    std::vector<uint64_t> fill(begins.begin(), begins.end() - 1);
-    std::fill(last_word.begin(), last_word.end(), kNone);
-    for (uint32_t w = 0; w < word_total; ++w) {
-      const uint32_t* s = symbols.data() + word_refs[w].begin;
-      for (uint32_t j = 0; j + 1 < word_refs[w].length; ++j) {
-        const uint32_t p = pair_index.find(pair_key(s[j], s[j + 1]));
-        if (last_word[p] != w) {
-          last_word[p] = w;
-          flat[fill[p]++] = w;
-        }
-      }
-    }
-    lists.set_initial(std::move(begins), std::move(flat));
-  }
-  std::vector<uint32_t>().swap(list_sizes);
-  std::vector<uint32_t>().swap(last_word);
-
-  uint64_t seq = 0;
-  std::vector<Candidate> heap_storage;
-  heap_storage.reserve(pair_keys.size());
-  for (uint32_t p = 0; p < pair_keys.size(); ++p) {
-    if (pair_count[p] > 0) {
-      heap_storage.push_back(Candidate{pair_count[p], static_cast<uint32_t>(pair_keys[p] >> 32),
-                                       static_cast<uint32_t>(pair_keys[p]), p, p, seq++});
-    }
-  }
-  std::priority_queue<Candidate, std::vector<Candidate>, PopsAfter> heap(PopsAfter{}, std::move(heap_storage));
-
-  // 5. Merge.
-  const size_t merge_budget = options_.vocab_size - vocab.size();
-  StepChanges step;
-  result.stop_reason = "no_pairs";
-  while (true) {
-    if (vocab.size() >= options_.vocab_size) {
-      result.stop_reason = "vocab_size";
-      break;
-    }
-    if (heap.empty()) break;
-    Candidate top = heap.top();
-    heap.pop();
-    if (top.count != pair_count[top.pair]) {
-      top.count = pair_count[top.pair];
-      top.seq = seq++;
-      heap.push(top);
-      continue;
-    }
-    if (top.count < 1) break;
-    if (static_cast<uint64_t>(top.count) < options_.min_frequency) {
-      result.stop_reason = "min_frequency";
-      break;
-    }
-
-    const std::string& right_token = vocab.token(top.right);
-    const std::string& prefix = options_.continuing_subword_prefix;
-    std::string merged = vocab.token(top.left);
-    if (!prefix.empty() && right_token.compare(0, prefix.size(), prefix) == 0) {
-      merged.append(right_token, prefix.size(), std::string::npos);
-    } else {
-      merged += right_token;
-    }
-    bool added;
-    const uint32_t new_id = vocab.intern(merged, &added);
-    ++result.merges;
-    if (added) ++result.merge_tokens;
-
-    // Merge in every listed word, left to right, non-overlapping (HF's Word::merge, in place).
-    // The merged pair's own count is left as it is, as HF does: only neighbours change.
-    const uint32_t a = top.left, b = top.right;
-    step.clear();
-    const WordLists::View list = lists.get(top.list);
-    for (size_t k = 0; k < list.size; ++k) {
-      // Visits are memory-bound (a word record, then its symbols, both far apart): prefetch
-      // the records a few words ahead and the symbols of nearer ones.
-      if (k + 16 < list.size) __builtin_prefetch(&word_refs[list.data[k + 16]]);
-      if (k + 8 < list.size) __builtin_prefetch(symbols.data() + word_refs[list.data[k + 8]].begin);
-      const uint32_t w = list.data[k];
-      WordRef& ref = word_refs[w];
-      uint32_t* s = symbols.data() + ref.begin;
-      const uint32_t len = ref.length;
-      const int64_t c = ref.count;
-      uint32_t out = 0;
-      for (uint32_t r = 0; r < len;) {
-        if (s[r] == a && r + 1 < len && s[r + 1] == b) {
-          if (out > 0) {
-            step.add(pair_key(s[out - 1], a), -c);
-            step.formed(pair_key(s[out - 1], new_id), c, w);
-          }
-          if (r + 2 < len) {
-            step.add(pair_key(b, s[r + 2]), -c);
-            step.formed(pair_key(new_id, s[r + 2]), c, w);
-          }
-          s[out++] = new_id;
-          r += 2;
-        } else {
-          s[out++] = s[r++];
-        }
-      }
-      ref.length = out;
-    }
-    lists.release(top.list);
-
-    // Apply the step's changes; pairs that gained occurrences get an entry listing the words where
-    // they were formed. (Within a step every pair is distinct, so the push order never decides a
-    // tie: seq only orders entries of the same pair from different steps.)
-    for (const StepChanges::Entry& e : step.entries()) {
-      bool inserted;
-      const uint32_t p = pair_index.find_or_insert(e.key, static_cast<uint32_t>(pair_keys.size()), inserted);
-      if (inserted) {
-        pair_keys.push_back(e.key);
-        pair_count.push_back(0);
-      }
-      pair_count[p] += e.delta;
-      if (e.first != kNone && pair_count[p] > 0) {
-        std::vector<uint32_t> ws;
-        step.words_of(e, ws);
-        heap.push(Candidate{pair_count[p], static_cast<uint32_t>(e.key >> 32), static_cast<uint32_t>(e.key), p,
-                            lists.add(std::move(ws)), seq++});
-      }
-    }
-    if (progress && (result.merges & 255) == 0) progress(result.merges, merge_budget);
-  }
-  if (progress) progress(result.merges, merge_budget);
+  MergeLoop(options_, vocab, symbol_words).run(result, progress);  // rules 4 to 6
   result.tokens = vocab.release();
   return result;
 }

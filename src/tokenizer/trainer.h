@@ -1,6 +1,6 @@
 // WordPieceTrainer: learns a BERT WordPiece vocabulary from word counts, the way Hugging Face's
-// WordPieceTrainer does (it is HF's BPE trainer with a "##" continuation prefix; SPEC-hf-compat.md
-// section 5). Counting the words of a corpus is word_counter.h's job; this file is the merge loop.
+// WordPieceTrainer does (it is HF's BPE trainer with a "##" continuation prefix; docs/hf-compat.md).
+// Counting the words of a corpus is word_counter.h's job; this file is the merge loop.
 //
 // Rules, in order:
 //  1. Special tokens get ids 0.., in the given order.
@@ -41,7 +41,7 @@ namespace bertpt::tokenizer {
 
 // Every trainer option, declared once: the CLI's flags and defaults and the JSON summary come from here.
 struct WordPieceTrainerOptions {
-  size_t vocab_size = 30000;   // HF's default (bertpt's CLI defaults to 32000, as in the guide)
+  size_t vocab_size = 30000;   // HF's default (`bertpt tokenizer train` defaults to 32000)
   uint64_t min_frequency = 0;  // a merge needs a pair count >= this (and >= 1)
   std::optional<size_t> limit_alphabet;  // keep at most this many characters (the most frequent)
   std::vector<std::string> special_tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -93,6 +94,82 @@ class BatchQueue {
   std::exception_ptr error_;
 };
 
+// Normalizes, pre-tokenizes and counts the documents of every batch it pops into `counts`, until the
+// queue is closed; an error fails the queue (the reading thread rethrows it).
+void count_batches(BatchQueue& queue, const BertNormalizer& normalizer, WordCounts& counts,
+                   std::atomic<uint64_t>& words_counted) {
+  try {
+    std::string scratch;
+    std::vector<std::string_view> words;
+    Batch b;
+    while (queue.pop(b)) {
+      const uint64_t before = counts.total();
+      size_t begin = 0;
+      for (size_t end : b.ends) {
+        count_document_words(std::string_view(b.text).substr(begin, end - begin), normalizer, counts, scratch, words);
+        begin = end;
+      }
+      words_counted.fetch_add(counts.total() - before, std::memory_order_relaxed);
+      queue.done_with_batch();
+    }
+  } catch (...) {
+    queue.fail(std::current_exception());
+  }
+}
+
+// Folds the workers' tables into the global one and prunes it down to max_words when over.
+void fold_and_prune(std::vector<WordCounts>& local, size_t max_words, WordCountResult& result) {
+  for (WordCounts& l : local) result.words.absorb(std::move(l));
+  if (result.words.size() > max_words) {
+    const WordCounts::PruneResult p = result.words.prune_to(max_words);
+    result.pruned_words += p.words;
+    result.pruned_occurrences += p.occurrences;
+    result.pruned_max_count = std::max(result.pruned_max_count, p.max_count);
+    ++result.prune_rounds;
+  }
+}
+
+// Reads the corpus on the calling thread and hands it to the workers in batches of about
+// options.batch_bytes; at every epoch boundary (options.epoch_bytes of text) waits until the workers
+// are idle and calls `end_epoch`. Stops early when a worker failed; throws the reader's errors.
+void feed_workers(text::CorpusReader& reader, BatchQueue& queue, const WordCountOptions& options,
+                  const CountProgress& progress, const std::atomic<uint64_t>& words_counted,
+                  const std::function<void()>& end_epoch) {
+  text::Document doc;
+  Batch batch;
+  uint64_t epoch_fill = 0;
+  uint64_t documents = 0;
+  bool ok = true;
+  auto flush = [&]() -> bool {
+    if (batch.ends.empty()) return true;
+    const bool pushed = queue.push(std::move(batch));
+    batch = Batch{};
+    batch.text.reserve(options.batch_bytes + 4096);
+    return pushed;
+  };
+  while (ok && reader.next(doc)) {
+    batch.text.append(doc.text);
+    batch.ends.push_back(batch.text.size());
+    epoch_fill += doc.text.size();
+    ++documents;
+    if (batch.text.size() >= options.batch_bytes) {
+      ok = flush();
+      if (progress) {
+        progress(CountProgressInfo{reader.disk_bytes_read(), reader.disk_bytes_total(), documents,
+                                   words_counted.load(std::memory_order_relaxed)});
+      }
+    }
+    if (ok && epoch_fill >= options.epoch_bytes) {
+      // Epoch boundary: a point in the document stream, not in time, so every thread count
+      // prunes the same table.
+      ok = flush() && queue.wait_idle();
+      if (ok) end_epoch();
+      epoch_fill = 0;
+    }
+  }
+  if (ok) flush();
+}
+
 }  // namespace
 
 void count_document_words(std::string_view text, const BertNormalizer& normalizer, WordCounts& counts,
@@ -117,79 +194,17 @@ WordCountResult count_words(const text::CorpusOptions& corpus, const WordCountOp
   std::vector<WordCounts> local(threads);
   std::atomic<uint64_t> words_counted{0};
   BatchQueue queue(threads * 2);
-
   std::vector<std::thread> workers;
   workers.reserve(threads);
   for (size_t t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      try {
-        std::string scratch;
-        std::vector<std::string_view> words;
-        Batch b;
-        while (queue.pop(b)) {
-          const uint64_t before = local[t].total();
-          size_t begin = 0;
-          for (size_t end : b.ends) {
-            count_document_words(std::string_view(b.text).substr(begin, end - begin), normalizer, local[t], scratch,
-                                 words);
-            begin = end;
-          }
-          words_counted.fetch_add(local[t].total() - before, std::memory_order_relaxed);
-          queue.done_with_batch();
-        }
-      } catch (...) {
-        queue.fail(std::current_exception());
-      }
-    });
+    workers.emplace_back(count_batches, std::ref(queue), std::cref(normalizer), std::ref(local[t]),
+                         std::ref(words_counted));
   }
-
-  // Folds the workers' tables into the global one and prunes it down to max_words when over.
-  auto fold_and_prune = [&] {
-    for (WordCounts& l : local) result.words.absorb(std::move(l));
-    if (result.words.size() > options.max_words) {
-      const WordCounts::PruneResult p = result.words.prune_to(options.max_words);
-      result.pruned_words += p.words;
-      result.pruned_occurrences += p.occurrences;
-      result.pruned_max_count = std::max(result.pruned_max_count, p.max_count);
-      ++result.prune_rounds;
-    }
-  };
 
   std::exception_ptr reader_error;
   try {
-    text::Document doc;
-    Batch batch;
-    uint64_t epoch_fill = 0;
-    uint64_t documents = 0;
-    bool ok = true;
-    auto flush = [&]() -> bool {
-      if (batch.ends.empty()) return true;
-      const bool pushed = queue.push(std::move(batch));
-      batch = Batch{};
-      batch.text.reserve(options.batch_bytes + 4096);
-      return pushed;
-    };
-    while (ok && reader.next(doc)) {
-      batch.text.append(doc.text);
-      batch.ends.push_back(batch.text.size());
-      epoch_fill += doc.text.size();
-      ++documents;
-      if (batch.text.size() >= options.batch_bytes) {
-        ok = flush();
-        if (progress) {
-          progress(CountProgressInfo{reader.disk_bytes_read(), reader.disk_bytes_total(), documents,
-                                     words_counted.load(std::memory_order_relaxed)});
-        }
-      }
-      if (ok && epoch_fill >= options.epoch_bytes) {
-        // Epoch boundary: a point in the document stream, not in time, so every thread count
-        // prunes the same table.
-        ok = flush() && queue.wait_idle();
-        if (ok) fold_and_prune();
-        epoch_fill = 0;
-      }
-    }
-    if (ok) flush();
+    feed_workers(reader, queue, options, progress, words_counted,
+                 [&] { fold_and_prune(local, options.max_words, result); });
   } catch (...) {
     reader_error = std::current_exception();
     queue.fail(reader_error);
@@ -198,7 +213,7 @@ WordCountResult count_words(const text::CorpusOptions& corpus, const WordCountOp
   for (std::thread& w : workers) w.join();
   if (reader_error) std::rethrow_exception(reader_error);
   if (std::exception_ptr e = queue.error()) std::rethrow_exception(e);
-  fold_and_prune();
+  fold_and_prune(local, options.max_words, result);
 
   result.sources = reader.stats();
   result.corpus = reader.total();

@@ -1,4 +1,4 @@
-// The WordPiece model (SPEC-hf-compat.md section 4): a vocabulary and greedy longest-match-first
+// The WordPiece model (docs/hf-compat.md): a vocabulary and greedy longest-match-first
 // splitting of one pre-tokenized word into ids, as Hugging Face's WordPiece model does it:
 //   * a word of more than max_input_chars_per_word characters -> one [UNK];
 //   * from the left, take the longest vocabulary entry; pieces after the first are looked up with

@@ -11,6 +11,7 @@
 #include "data/dataset.h"
 #include "data/shard.h"
 #include "data_test_util.h"
+#include "io/manifest.h"
 #include "tokenizer/hf_files.h"
 #include "../tokenizer/peer.h"
 
@@ -84,20 +85,21 @@ TEST_F(PrepareTest, ConcatRowsAreTheIndependentlyEncodedStreamCutInBlocks) {
     for (size_t i = 0; i < rows.size(); ++i) {
       ASSERT_EQ(rows[i], std::vector<uint32_t>(stream.begin() + long(32 * i), stream.begin() + long(32 * i + 32)));
     }
-    const auto& split = r.manifest["splits"][valid ? "valid" : "train"];
-    EXPECT_EQ(split["input_tokens"].get<uint64_t>(), stream.size());
-    EXPECT_EQ(split["tokens"].get<uint64_t>() + split["dropped_tokens"].get<uint64_t>(), stream.size());
-    EXPECT_LT(split["dropped_tokens"].get<uint64_t>(), 32u);
+    const io::ManifestSplit& split = valid ? r.manifest.valid : r.manifest.train;
+    EXPECT_EQ(split.input_tokens, stream.size());
+    EXPECT_EQ(split.tokens + split.dropped_tokens, stream.size());
+    EXPECT_LT(split.dropped_tokens, 32u);
   }
-  EXPECT_GT(r.manifest["splits"]["valid"]["documents"].get<uint64_t>(), 10u);
-  EXPECT_GT(r.manifest["splits"]["train"]["shards"].size(), 2u);
-  EXPECT_EQ(r.manifest["sources"][0]["documents"], docs.size());
-  EXPECT_EQ(r.manifest["dtype"], "uint16");
+  EXPECT_GT(r.manifest.valid.documents, 10u);
+  EXPECT_GT(r.manifest.train.shards.size(), 2u);
+  ASSERT_EQ(r.manifest.sources.size(), 1u);
+  EXPECT_EQ(r.manifest.sources[0].documents, docs.size());
+  EXPECT_EQ(r.manifest.dtype, "uint16");
   EXPECT_FALSE(fs::exists(dir.file("d/progress.json")));
   EXPECT_TRUE(fs::exists(dir.file("d/tokenizer/tokenizer.json")));
   // Checksums in the manifest match the files.
-  for (const auto& s : r.manifest["splits"]["train"]["shards"]) {
-    EXPECT_EQ(s["sha256"].get<std::string>(), sha256_file(dir.file("d/" + s["file"].get<std::string>())));
+  for (const io::ManifestShard& s : r.manifest.train.shards) {
+    EXPECT_EQ(s.sha256, sha256_file(dir.file("d/" + s.file)));
   }
 }
 
@@ -139,7 +141,7 @@ TEST_F(PrepareTest, OutputIsIdenticalForEveryThreadCount) {
 
 TEST_F(PrepareTest, ValidationDocumentsNeverAppearInTrain) {
   auto r = prepare_dataset(options("v"));
-  uint64_t train_docs = r.manifest["splits"]["train"]["documents"], valid_docs = r.manifest["splits"]["valid"]["documents"];
+  uint64_t train_docs = r.manifest.train.documents, valid_docs = r.manifest.valid.documents;
   EXPECT_EQ(train_docs + valid_docs, docs.size());
   EXPECT_EQ(valid_docs, encoded(true).size());
 }
@@ -172,8 +174,8 @@ TEST_F(PrepareTest, ResumeAfterABrokenInputContinuesExactly) {
   auto r = prepare_dataset(o);
   EXPECT_GT(r.resumed_from_documents, 0u);
   EXPECT_EQ(shard_bytes(o.out), shard_bytes(clean.out));
-  auto m1 = read_manifest(o.out), m2 = read_manifest(clean.out);
-  EXPECT_EQ(m1["splits"], m2["splits"]);
+  auto m1 = io::read_manifest(o.out), m2 = io::read_manifest(clean.out);
+  EXPECT_EQ(m1.raw["splits"], m2.raw["splits"]);
 }
 
 TEST_F(PrepareTest, RefusesToOverwriteWithoutPermission) {
@@ -183,7 +185,7 @@ TEST_F(PrepareTest, RefusesToOverwriteWithoutPermission) {
   o.overwrite = true;
   o.seq_len = 16;
   auto r = prepare_dataset(o);
-  EXPECT_EQ(r.manifest["seq_len"], 16);
+  EXPECT_EQ(r.manifest.seq_len, 16u);
   EXPECT_EQ(Dataset(o.out, "train").seq_len(), 16u);
 }
 
@@ -208,8 +210,8 @@ TEST_F(PrepareTest, TokenCountMatchesHuggingFace) {
                                       testing::shell_quote(corpus));
   uint64_t hf_total = 0;
   for (char c : out) hf_total += c == ' ' || c == '\n';  // ids per line = spaces + 1
-  uint64_t ours = r.manifest["splits"]["train"]["tokens"].get<uint64_t>() + r.manifest["splits"]["train"]["dropped_tokens"].get<uint64_t>() +
-                  r.manifest["splits"]["valid"]["tokens"].get<uint64_t>() + r.manifest["splits"]["valid"]["dropped_tokens"].get<uint64_t>();
+  const io::Manifest& m = r.manifest;
+  uint64_t ours = m.train.tokens + m.train.dropped_tokens + m.valid.tokens + m.valid.dropped_tokens;
   EXPECT_EQ(ours, hf_total);
 }
 

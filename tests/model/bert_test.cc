@@ -202,7 +202,7 @@ TEST(BertForMaskedLM, BertBaseHasHfNamesShapesAndParameterCount) {
   BertConfig c = builtin_preset("bert-base");
   ASSERT_EQ(c.vocab_size, 32000);
   BertForMaskedLM model(c, /*init_weights=*/false);  // names and sizes only: skip 110M random draws
-  EXPECT_EQ(count_parameters(*model), 110'650'880);  // SPEC-hf-compat.md section 8
+  EXPECT_EQ(count_parameters(*model), 110'650'880);  // transformers' BertForMaskedLM(bert-base)
 
   auto expected = hf_bert_mlm_keys(c);
   auto named = model->named_parameters();

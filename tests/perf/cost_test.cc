@@ -17,7 +17,8 @@ using testing::write_file;
 
 std::vector<InstancePrice> shipped() { return load_price_table(default_price_table_path()); }
 
-// The guide: 100k steps in 12.5 h on one dl1.24xlarge ($13.11/h) -> 1M steps in 125 h, $1,638.75.
+// Hugging Face/Habana's guide (docs/cost.md): 100k steps in 12.5 h on one dl1.24xlarge ($13.11/h)
+// -> 1M steps in 125 h, $1,638.75.
 TEST(Cost, ReproducesTheGuidesGaudiNumbers) {
   Job job;  // defaults: 1M steps x 256 x 512
   auto tp = parse_throughput("12.5h/100000");
@@ -29,7 +30,7 @@ TEST(Cost, ReproducesTheGuidesGaudiNumbers) {
   EXPECT_NEAR(row.seq_per_sec, 100000.0 * 256 / (12.5 * 3600), 1e-9);
 }
 
-// The guide's GPU comparison: 2 x p3dn.24xlarge ($31.22/h) for 33.25 h -> about $2,076; the Gaudi
+// The guide's GPU comparison (docs/cost.md): 2 x p3dn.24xlarge ($31.22/h) for 33.25 h -> about $2,076; the Gaudi
 // run saves about 21% of that, i.e. the GPUs cost about 27% more (the guide says "25% cheaper").
 TEST(Cost, ReproducesTheGuidesGpuComparison) {
   Job job;

@@ -1,4 +1,4 @@
-// HF's WordPiece decoder with clean-up (SPEC-hf-compat.md section 4), rule by rule.
+// HF's WordPiece decoder with clean-up (docs/hf-compat.md), rule by rule.
 #include "tokenizer/decoder.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// BertNormalizer, one test per rule of SPEC-hf-compat.md section 2, with exact expected strings.
+// BertNormalizer, one test per rule (normalizer.h, docs/hf-compat.md), with exact expected strings.
 #include "tokenizer/normalizer.h"
 
 #include <gtest/gtest.h>

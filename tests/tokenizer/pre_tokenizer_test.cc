@@ -1,4 +1,4 @@
-// BertPreTokenizer (SPEC-hf-compat.md section 3): whitespace removed, punctuation isolated.
+// BertPreTokenizer (docs/hf-compat.md): whitespace removed, punctuation isolated.
 #include "tokenizer/pre_tokenizer.h"
 
 #include <gtest/gtest.h>

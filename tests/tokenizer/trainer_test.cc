@@ -1,5 +1,5 @@
-// WordPieceTrainer: exact small cases derived by hand from SPEC-hf-compat.md section 5, option
-// handling, and the merge loop against Hugging Face's own trainers (tests/peer/hf_train.js).
+// WordPieceTrainer: exact small cases derived by hand from the rules in trainer.h, option handling,
+// and the merge loop against Hugging Face's own trainers (tests/peer/hf_train.js).
 #include "tokenizer/trainer.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// WordPiece model (SPEC-hf-compat.md section 4): greedy longest-match-first with "##", whole word
+// WordPiece model (docs/hf-compat.md): greedy longest-match-first with "##", whole word
 // -> [UNK] on failure or when longer than max_input_chars_per_word characters.
 #include "tokenizer/wordpiece.h"
 

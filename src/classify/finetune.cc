@@ -1,0 +1,562 @@
+#include "classify/finetune.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "common/hash.h"
+#include "common/jsonl_log.h"
+#include "classify/encode.h"
+#include "classify/label_map.h"
+#include "classify/metrics.h"
+#include "model/bert.h"
+#include "model/checkpoint.h"
+#include "model/torch_compat.h"
+#include "tokenizer/hf_files.h"
+#include "engine/adamw.h"
+#include "classify/classify.h"
+#include "engine/collectives.h"
+#include "engine/device.h"
+#include "engine/lr_schedule.h"
+#include "engine/step_runner.h"
+#include "engine/precision.h"
+
+namespace bertpt::classify {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Every option, so that run_config.json and results.json record the whole run.
+nlohmann::json FinetuneOptions::to_json() const {
+  return {{"model", model},
+          {"tokenizer", tokenizer},
+          {"train", train},
+          {"valid", valid},
+          {"test", test},
+          {"format", data.format},
+          {"text_field", data.text_field},
+          {"text_pair_field", data.text_pair_field},
+          {"label_field", data.label_field},
+          {"header", data.header},
+          {"output_dir", output_dir},
+          {"overwrite_output_dir", overwrite_output_dir},
+          {"epochs", epochs},
+          {"learning_rate", learning_rate},
+          {"per_device_batch_size", per_device_batch_size},
+          {"grad_accum", grad_accum},
+          {"max_seq_len", max_seq_len},
+          {"warmup_ratio", warmup_ratio},
+          {"weight_decay", weight_decay},
+          {"max_grad_norm", max_grad_norm},
+          {"max_nan_steps", max_nan_steps},
+          {"seed", seed},
+          {"metric_for_best", metric_for_best},
+          {"precision", precision},
+          {"device", device},
+          {"threads", threads},
+          {"eval_batch_size", eval_batch_size},
+          {"logging_steps", logging_steps}};
+}
+
+void FinetuneOptions::validate() const {
+  if (model.empty()) {
+    throw BadInput("--model is required", "a checkpoint directory, or a preset such as bert-mini with --tokenizer");
+  }
+  if (train.empty()) throw BadInput("--train is required", "a JSONL, CSV or TSV file of labelled examples");
+  if (output_dir.empty()) throw BadInput("--output-dir is required");
+  if (epochs <= 0) throw BadInput("--epochs must be > 0");
+  if (!(learning_rate > 0)) throw BadInput("--learning-rate must be > 0");
+  if (per_device_batch_size <= 0) throw BadInput("--per-device-batch-size must be > 0");
+  if (grad_accum <= 0) throw BadInput("--grad-accum must be > 0");
+  if (eval_batch_size <= 0) throw BadInput("--eval-batch-size must be > 0");
+  if (max_seq_len < 3) throw BadInput("--max-seq-len must be at least 3 ([CLS], a token, [SEP])");
+  if (warmup_ratio < 0 || warmup_ratio > 1) throw BadInput("--warmup-ratio must be in [0, 1]");
+  if (weight_decay < 0) throw BadInput("--weight-decay must be >= 0");
+  if (max_nan_steps <= 0) throw BadInput("--max-nan-steps must be > 0");
+  if (metric_for_best != "accuracy" && metric_for_best != "macro_f1") {
+    throw BadInput("--metric-for-best must be accuracy or macro_f1, got '" + metric_for_best + "'");
+  }
+  engine::parse_precision(precision);
+  if (logging_steps <= 0) throw BadInput("--logging-steps must be > 0");
+}
+
+namespace {
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// One labelled split, read, mapped to class ids and encoded.
+struct Split {
+  std::string path;
+  std::vector<classify::Example> examples;
+  std::vector<int64_t> labels;
+  std::vector<classify::EncodedExample> encoded;
+  int64_t truncated = 0;
+};
+
+Split load_split(const std::string& path, const classify::LabeledDataOptions& data, const classify::LabelMap* labels,
+                 const tokenizer::Tokenizer& tok, int64_t max_len) {
+  Split s;
+  s.path = path;
+  s.examples = classify::read_labeled_data(path, data, /*require_label=*/true);
+  if (labels) s.labels = labels->ids_of(s.examples, path);
+  s.encoded = classify::encode_examples(tok, s.examples, !data.text_pair_field.empty(), size_t(max_len), &s.truncated);
+  return s;
+}
+
+// A deterministic shuffle (the same on every rank and platform): Fisher-Yates driven by mix64.
+std::vector<size_t> epoch_order(size_t n, uint64_t seed, int64_t epoch) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  uint64_t state = mix64(seed ^ 0x46494E4554554E45ull) ^ uint64_t(epoch);
+  for (size_t i = n; i > 1; --i) {
+    state = mix64(state + 0x9E3779B97F4A7C15ull);
+    std::swap(order[i - 1], order[state % i]);
+  }
+  return order;
+}
+
+struct SplitEval {
+  classify::ClassificationMetrics metrics;
+  double majority_accuracy = 0;  // predicting the most frequent training label for everything
+};
+
+// Sharded evaluation: rank r classifies examples r, r + world, ...; the confusion matrices are summed.
+SplitEval evaluate_split(model::BertForSequenceClassificationImpl& model, const Split& split,
+                         const classify::LabelMap& labels, int64_t majority, const ClassifyOptions& co,
+                         engine::Collectives& coll) {
+  std::vector<size_t> mine;
+  for (size_t i = size_t(coll.rank()); i < split.encoded.size(); i += size_t(coll.world_size())) mine.push_back(i);
+  const size_t k = labels.size();
+  std::vector<double> counts(k * k, 0.0);
+  if (!mine.empty()) {
+    at::Tensor predicted = classify(model, split.encoded, mine, co).argmax(1);
+    const int64_t* p = predicted.data_ptr<int64_t>();
+    for (size_t i = 0; i < mine.size(); ++i) counts[size_t(split.labels[mine[i]]) * k + size_t(p[i])] += 1;
+  }
+  coll.sum(counts);
+  classify::ConfusionMatrix cm(k);
+  int64_t hits = 0;
+  for (size_t g = 0; g < k; ++g) {
+    for (size_t q = 0; q < k; ++q) cm.add(int64_t(g), int64_t(q), int64_t(counts[g * k + q]));
+  }
+  for (int64_t l : split.labels) hits += l == majority ? 1 : 0;
+  SplitEval e;
+  e.metrics = cm.metrics(labels.labels());
+  e.majority_accuracy = split.labels.empty() ? 0.0 : double(hits) / double(split.labels.size());
+  return e;
+}
+
+nlohmann::json eval_json(const SplitEval& e) {
+  nlohmann::json j = e.metrics.to_json();
+  j["majority_accuracy"] = e.majority_accuracy;
+  return j;
+}
+
+// The dropout stream of micro-step `micro` of step `step` on `rank` (micro-step 0: the stream of
+// fine-tuning without accumulation, unchanged).
+uint64_t dropout_seed(uint64_t seed, int64_t step, int rank, int64_t micro) {
+  const uint64_t s = mix64(mix64(seed ^ 0x434C4153534946ull) ^ uint64_t(step)) ^ (uint64_t(rank) << 40);
+  return micro == 0 ? s : mix64(s ^ uint64_t(micro));
+}
+
+using Message = std::function<void(const std::string&)>;
+
+FinetuneOptions validated(const FinetuneOptions& o) {
+  o.validate();
+  return o;
+}
+
+at::Device prepare_device(const FinetuneOptions& o) {
+  engine::setup_cpu_runtime(o.threads);
+  return at::Device(engine::normalize_device(o.device));
+}
+
+// --tokenizer, else the model directory's.
+std::string resolve_tokenizer_dir(const FinetuneOptions& o) {
+  if (!o.tokenizer.empty()) return o.tokenizer;
+  std::error_code ec;
+  if (!fs::is_directory(o.model, ec)) {
+    throw BadInput("--model " + o.model + " is not a checkpoint directory, so it has no tokenizer",
+                   "for a randomly initialised model (a preset), pass --tokenizer DIR");
+  }
+  if (!tokenizer::has_tokenizer_files(o.model)) {
+    throw BadInput("model directory " + o.model + " has no tokenizer (tokenizer.json or vocab.txt)",
+                   "pass --tokenizer DIR with the tokenizer the model was pre-trained with");
+  }
+  return o.model;
+}
+
+// The labelled splits, encoded, with the label map of the training split.
+struct LabelledData {
+  Split train;
+  std::optional<Split> valid, test;
+  LabelMap labels;
+  std::vector<int64_t> per_class;  // training examples per label
+  int64_t majority = 0;            // the most frequent training label
+  int64_t truncated() const { return train.truncated + (valid ? valid->truncated : 0) + (test ? test->truncated : 0); }
+};
+
+LabelledData load_data(const FinetuneOptions& o, const tokenizer::Tokenizer& tok) {
+  LabelledData d;
+  d.train = load_split(o.train, o.data, nullptr, tok, o.max_seq_len);
+  d.labels = LabelMap::from_examples(d.train.examples, o.train);
+  d.train.labels = d.labels.ids_of(d.train.examples, o.train);
+  if (!o.valid.empty()) d.valid = load_split(o.valid, o.data, &d.labels, tok, o.max_seq_len);
+  if (!o.test.empty()) d.test = load_split(o.test, o.data, &d.labels, tok, o.max_seq_len);
+  d.per_class.assign(d.labels.size(), 0);
+  for (int64_t l : d.train.labels) d.per_class[size_t(l)]++;
+  d.majority = int64_t(std::max_element(d.per_class.begin(), d.per_class.end()) - d.per_class.begin());
+  return d;
+}
+
+std::string data_summary(const LabelledData& d, int64_t max_seq_len) {
+  std::string m = "data: " + std::to_string(d.train.examples.size()) + " train";
+  if (d.valid) m += ", " + std::to_string(d.valid->examples.size()) + " valid";
+  if (d.test) m += ", " + std::to_string(d.test->examples.size()) + " test";
+  m += " examples; " + std::to_string(d.labels.size()) + " labels:";
+  for (size_t i = 0; i < d.labels.size(); ++i) {
+    m += " " + d.labels.label(int64_t(i)) + " (" + std::to_string(d.per_class[i]) + ")";
+  }
+  if (d.truncated() > 0) {
+    m += "; " + std::to_string(d.truncated()) + " examples truncated to --max-seq-len " + std::to_string(max_seq_len);
+  }
+  return m;
+}
+
+// A checkpoint's encoder with a new head, or a random initialisation from a preset; checked against
+// the tokenizer and --max-seq-len.
+model::BertForSequenceClassification make_classifier(const FinetuneOptions& o, const tokenizer::Tokenizer& tok,
+                                                     const std::string& tok_dir, int64_t num_labels,
+                                                     model::BertConfig& config, const Message& message) {
+  at::manual_seed(o.seed);
+  std::error_code ec;
+  std::unique_ptr<model::BertForSequenceClassification> holder;
+  if (fs::is_directory(o.model, ec)) {
+    model::LoadReport report;
+    holder = std::make_unique<model::BertForSequenceClassification>(
+        model::load_sequence_classifier(o.model, num_labels, &config, &report));
+    if (!report.missing.empty()) {
+      message("initialised a new classification head (" + std::to_string(report.missing.size()) +
+              " tensors not in the checkpoint, e.g. " + report.missing.front() + ")");
+    }
+  } else {
+    config = model::resolve_model_config(o.model);
+    config.vocab_size = int64_t(tok.vocab_size());
+    holder = std::make_unique<model::BertForSequenceClassification>(config, num_labels);
+    message("random initialisation from " + o.model + " (no pre-training)");
+  }
+  if (config.vocab_size != int64_t(tok.vocab_size())) {
+    throw BadInput("vocabulary mismatch: the model has vocab_size " + std::to_string(config.vocab_size) +
+                       " but the tokenizer " + tok_dir + " has " + std::to_string(tok.vocab_size()),
+                   "fine-tune with the tokenizer the model was pre-trained with");
+  }
+  if (o.max_seq_len > config.max_position_embeddings) {
+    throw BadInput("--max-seq-len " + std::to_string(o.max_seq_len) + " exceeds the model's max_position_embeddings " +
+                   std::to_string(config.max_position_embeddings));
+  }
+  return *holder;
+}
+
+// One fine-tuning run: the task's side of the engine (examples, the classification loss, evaluation
+// per epoch, best/ and the report), with the optimizer step itself in engine::StepRunner.
+// Every epoch is ceil(N / global batch) steps; with several ranks the last batch is filled up from
+// the epoch's start (as torch's DistributedSampler pads), so every rank has the same number of examples.
+class Finetuning {
+ public:
+  Finetuning(const FinetuneOptions& options, const FinetuneHooks& hooks);
+  FinetuneResult run();
+
+ private:
+  void build_model();
+  void open_output_directory();
+  double train_epoch(int64_t epoch);  // the epoch's summed training loss
+  engine::MicroForward classify_forward(const std::vector<size_t>& order, int64_t first, int64_t count);
+  bool evaluate_epoch(int64_t epoch, double loss_sum, double seconds);
+  nlohmann::json report(std::vector<SplitReport>& splits);
+  SplitEval evaluate(const Split& split) {
+    return evaluate_split(*model_, split, data_.labels, data_.majority, classify_options_, coll_);
+  }
+  void log(const nlohmann::json& record);
+  void message(const std::string& m) const {
+    if (main_ && hooks_.on_message) hooks_.on_message(m);
+  }
+
+  const FinetuneOptions o_;
+  const FinetuneHooks& hooks_;
+  engine::SingleProcess single_;
+  engine::Collectives& coll_;
+  const bool main_;
+  const int rank_, world_;
+  const at::Device device_;
+  const bool bf16_;
+  const std::string tok_dir_;
+  const tokenizer::Tokenizer tok_;
+  const LabelledData data_;
+  model::BertConfig config_;
+  model::BertForSequenceClassification model_{nullptr};
+  std::unique_ptr<engine::AdamW> optimizer_;
+  std::unique_ptr<engine::StepRunner> runner_;
+  ClassifyOptions classify_options_;
+  engine::LrSchedule schedule_;
+  int64_t n_ = 0, global_batch_ = 0, steps_per_epoch_ = 0, step_ = 0;
+  std::unique_ptr<JsonlLog> metrics_;
+  fs::path out_, best_dir_;
+  nlohmann::json history_ = nlohmann::json::array();
+  double best_score_ = -1;
+  int64_t best_epoch_ = 0;
+};
+
+Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hooks)
+    : o_(validated(options)),
+      hooks_(hooks),
+      coll_(hooks.collectives ? *hooks.collectives : single_),
+      main_(coll_.is_main()),
+      rank_(coll_.rank()),
+      world_(coll_.world_size()),
+      device_(prepare_device(options)),
+      bf16_(engine::is_bf16(options.precision)),
+      tok_dir_(resolve_tokenizer_dir(options)),
+      tok_(tokenizer::load_tokenizer(tok_dir_)),
+      data_(load_data(options, tok_)) {
+  message(data_summary(data_, o_.max_seq_len));
+  build_model();
+  n_ = int64_t(data_.train.examples.size());
+  global_batch_ = o_.per_device_batch_size * o_.grad_accum * world_;
+  steps_per_epoch_ = (n_ + global_batch_ - 1) / global_batch_;
+  const int64_t total_steps = steps_per_epoch_ * o_.epochs;
+  schedule_ = {engine::LrScheduleKind::Linear, o_.learning_rate,
+               int64_t(std::llround(o_.warmup_ratio * double(total_steps))), total_steps};
+  open_output_directory();
+  classify_options_.batch_size = o_.eval_batch_size;
+  classify_options_.device = device_.str();
+  classify_options_.bf16 = bf16_;
+  classify_options_.pad_id = std::max<int64_t>(0, tok_.special_ids().pad);
+}
+
+void Finetuning::build_model() {
+  model_ = make_classifier(o_, tok_, tok_dir_, int64_t(data_.labels.size()), config_,
+                           [this](const std::string& m) { message(m); });
+  config_.architectures = {"BertForSequenceClassification"};
+  config_.extra["id2label"] = data_.labels.id2label_json().dump();
+  config_.extra["label2id"] = data_.labels.label2id_json().dump();
+  config_.extra["problem_type"] = "\"single_label_classification\"";
+  model_->to(device_);
+  model_->train();
+  const std::vector<at::Tensor> params = model_->parameters();  // in the order of named_parameter_list
+  coll_.attach_parameters(params);
+  optimizer_ = std::make_unique<engine::AdamW>(model::named_parameter_list(*model_),
+                                               engine::AdamWOptions{0.9, 0.999, 1e-8, o_.weight_decay});
+  engine::StepRunnerOptions so;
+  so.device = device_;
+  so.bf16 = bf16_;
+  so.max_grad_norm = o_.max_grad_norm;
+  so.max_nan_steps = o_.max_nan_steps;
+  so.per_device_batch_size = o_.per_device_batch_size;
+  so.dropout_seed = [seed = o_.seed, rank = rank_](int64_t step, int64_t micro) {
+    return dropout_seed(seed, step, rank, micro);
+  };
+  runner_ = std::make_unique<engine::StepRunner>(so, params, *optimizer_, coll_,
+                                                 [this](const std::string& m) { message(m); });
+}
+
+// OUT: the effective config and a fresh metrics.jsonl; an earlier fine-tuned model only with
+// --overwrite-output-dir.
+void Finetuning::open_output_directory() {
+  out_ = fs::path(o_.output_dir);
+  best_dir_ = out_ / "best";
+  if (main_) {
+    std::error_code ec;
+    if ((fs::exists(best_dir_, ec) || fs::exists(out_ / "results.json", ec)) && !o_.overwrite_output_dir) {
+      throw BadInput(o_.output_dir + " already holds a fine-tuned model",
+                     "pass --overwrite-output-dir, or another --output-dir");
+    }
+    fs::create_directories(out_, ec);
+    if (ec) throw BadInput("cannot create --output-dir " + o_.output_dir + ": " + ec.message());
+    fs::remove_all(best_dir_, ec);
+    fs::remove(out_ / "results.json", ec);
+    write_file_atomic((out_ / "run_config.json").string(), o_.to_json().dump(2) + "\n");
+    write_file_atomic((out_ / "metrics.jsonl").string(), "");
+  }
+  coll_.barrier();
+  metrics_ = std::make_unique<JsonlLog>((out_ / "metrics.jsonl").string(), main_);
+}
+
+FinetuneResult Finetuning::run() {
+  const auto t_start = Clock::now();
+  message("training: " + std::to_string(o_.epochs) + " epochs x " + std::to_string(steps_per_epoch_) +
+          " steps, global batch " + std::to_string(global_batch_) + " (" + std::to_string(o_.per_device_batch_size) +
+          (o_.grad_accum > 1 ? " x " + std::to_string(o_.grad_accum) + " accumulated" : "") + " x " +
+          std::to_string(world_) + " ranks), lr " + std::to_string(o_.learning_rate) + ", warmup " +
+          std::to_string(schedule_.warmup) + " steps, " + o_.precision + " on " + device_.str());
+  for (int64_t epoch = 1; epoch <= o_.epochs; ++epoch) {
+    const auto t_epoch = Clock::now();
+    const double loss_sum = train_epoch(epoch);
+    evaluate_epoch(epoch, loss_sum, seconds_since(t_epoch));
+  }
+  {
+    at::NoGradGuard no_grad;  // the report is of the best epoch's weights
+    model::load_safetensors(*model_, (best_dir_ / "model.safetensors").string());
+  }
+  FinetuneResult result;
+  result.best_dir = best_dir_.string();
+  result.report = report(result.splits);
+  result.report["seconds"] = seconds_since(t_start);
+  if (main_) write_file_atomic((out_ / "results.json").string(), result.report.dump(2) + "\n");
+  coll_.barrier();
+  return result;
+}
+
+double Finetuning::train_epoch(int64_t epoch) {
+  const std::vector<size_t> order = epoch_order(size_t(n_), o_.seed, epoch);
+  double epoch_loss = 0;
+  for (int64_t s = 0; s < steps_per_epoch_; ++s) {
+    const int64_t first = s * global_batch_;
+    // Several ranks: the last batch wraps around to the epoch's start, so every rank gets full ones.
+    const int64_t count = world_ > 1 ? global_batch_ : std::min(global_batch_, n_ - first);
+    engine::StepInput in;
+    in.step = step_;
+    // Micro-batches of per_device_batch_size; only a single process's last batch can need fewer.
+    in.micro_steps = std::min(o_.grad_accum, (count + o_.per_device_batch_size - 1) / o_.per_device_batch_size);
+    in.count = double(count);
+    in.lr = schedule_.at(step_);
+    in.log_step = (step_ + 1) % o_.logging_steps == 0 || s == steps_per_epoch_ - 1;
+    in.read_back = in.log_step;
+    in.poison = hooks_.inject_nonfinite && hooks_.inject_nonfinite(step_);
+    runner_->run(in, classify_forward(order, first, count));
+    ++step_;
+    if (in.log_step) {
+      const engine::StepInterval iv = runner_->take_interval(step_);
+      epoch_loss += iv.loss_sum;
+      log({{"step", step_},
+           {"max_steps", schedule_.total},
+           {"epoch", double(epoch - 1) + double(s + 1) / double(steps_per_epoch_)},
+           {"loss", iv.loss_sum / std::max(1.0, iv.count)},
+           {"learning_rate", iv.last_lr},
+           {"grad_norm", iv.last_grad_norm},
+           {"examples_per_sec", iv.count / std::max(1e-9, iv.seconds)}});
+    }
+  }
+  return epoch_loss;
+}
+
+// Micro-batch m of this rank: positions [(m·world + rank)·b, +b) of the global batch that starts at
+// `first` in the epoch's order (the same split as the MLM loader's, so ranks x accumulation ≡ one
+// process with the whole batch).
+engine::MicroForward Finetuning::classify_forward(const std::vector<size_t>& order, int64_t first,
+                                                  int64_t count) {
+  return [this, &order, first, count](int64_t m) {
+    const int64_t b = o_.per_device_batch_size, begin = (m * world_ + rank_) * b;
+    std::vector<size_t> mine;
+    for (int64_t i = begin; i < std::min(count, begin + b); ++i) mine.push_back(order[size_t((first + i) % n_)]);
+    if (hooks_.during_forward) hooks_.during_forward(step_);
+    const ClassifierBatch batch = make_classifier_batch(data_.train.encoded, mine, classify_options_.pad_id);
+    at::Tensor gold = at::empty({int64_t(mine.size())}, at::kLong);
+    for (size_t i = 0; i < mine.size(); ++i) gold.data_ptr<int64_t>()[i] = data_.train.labels[mine[i]];
+    gold = gold.to(device_);
+    at::Tensor mask = batch.attention_mask.defined() ? batch.attention_mask.to(device_) : at::Tensor();
+    at::Tensor logits = model_->forward(batch.input_ids.to(device_), mask, batch.token_type_ids.to(device_));
+    at::Tensor loss_sum = at::cross_entropy_loss(logits.to(at::kFloat), gold, {}, at::Reduction::Sum);
+    return engine::MicroOutput{loss_sum, logits.argmax(1).eq(gold).sum()};
+  };
+}
+
+// The epoch's record: training loss, and on --valid the metrics that pick the best epoch, whose
+// model is written to best/ (atomically: best/ is always a complete model).
+bool Finetuning::evaluate_epoch(int64_t epoch, double loss_sum, double seconds) {
+  const double examples = double(world_ > 1 ? steps_per_epoch_ * global_batch_ : n_);
+  nlohmann::json record = {
+      {"epoch", epoch}, {"step", step_}, {"train_loss", loss_sum / examples}, {"train_seconds", seconds}};
+  bool best = !data_.valid;  // without a valid split the last epoch is the result
+  if (data_.valid) {
+    const SplitEval e = evaluate(*data_.valid);
+    const double score = e.metrics.get(o_.metric_for_best);
+    best = score > best_score_;
+    record["valid_accuracy"] = e.metrics.accuracy;
+    record["valid_macro_f1"] = e.metrics.macro_f1;
+    if (best) best_score_ = score;
+  }
+  record["best"] = best;
+  if (best) {
+    best_epoch_ = epoch;
+    if (main_) model::save_pretrained(best_dir_.string(), *model_, config_, at::kFloat, tok_dir_);
+    coll_.barrier();
+  }
+  history_.push_back(record);
+  log(record);
+  return best;
+}
+
+// results.json: the run, and the best model's metrics on valid and test.
+nlohmann::json Finetuning::report(std::vector<SplitReport>& splits) {
+  nlohmann::json r;
+  r["model"] = o_.model;
+  r["tokenizer"] = tok_dir_;
+  r["labels"] = data_.labels.labels();
+  r["train_examples"] = n_;
+  r["train_label_counts"] = data_.per_class;
+  r["majority_label"] = data_.labels.label(data_.majority);
+  r["epochs"] = history_;
+  r["best_epoch"] = best_epoch_;
+  r["metric_for_best"] = data_.valid ? o_.metric_for_best : "last epoch (no --valid)";
+  r["best_dir"] = best_dir_.string();
+  r["global_batch"] = global_batch_;
+  r["world_size"] = world_;
+  r["steps"] = step_;
+  r["skipped_steps"] = runner_->skipped_steps();
+  r["truncated_examples"] = data_.truncated();
+  r["options"] = o_.to_json();
+  for (const auto* split : {&data_.valid, &data_.test}) {
+    if (!*split) continue;
+    const std::string name = split == &data_.valid ? "valid" : "test";
+    const SplitEval e = evaluate(**split);
+    splits.push_back({name, int64_t((*split)->examples.size()), e.metrics, e.majority_accuracy});
+    r[name] = eval_json(e);
+    r[name]["examples"] = (*split)->examples.size();
+    r[name + "_accuracy"] = e.metrics.accuracy;
+    r[name + "_macro_f1"] = e.metrics.macro_f1;
+    r[name + "_majority_accuracy"] = e.majority_accuracy;
+  }
+  return r;
+}
+
+void Finetuning::log(const nlohmann::json& record) {
+  if (!main_) return;
+  metrics_->write(record);
+  if (hooks_.on_log) hooks_.on_log(record);
+}
+
+}  // namespace
+
+std::string format_finetune_log(const nlohmann::json& r) {
+  char buf[512];
+  if (r.contains("train_loss")) {  // an epoch record
+    std::string line = "epoch " + std::to_string(r.value("epoch", int64_t(0)));
+    std::snprintf(buf, sizeof buf, " | train loss %.4f", r["train_loss"].get<double>());
+    line += buf;
+    if (r.contains("valid_accuracy")) {
+      std::snprintf(buf, sizeof buf, " | valid accuracy %.4f | macro-F1 %.4f", r["valid_accuracy"].get<double>(),
+                    r["valid_macro_f1"].get<double>());
+      line += buf;
+    }
+    return line + (r.value("best", false) && r.contains("valid_accuracy") ? " | best so far" : "");
+  }
+  std::snprintf(buf, sizeof buf, "step %lld/%lld | epoch %.2f | loss %.4f | lr %.3g | %.1f examples/s",
+                (long long)r.value("step", int64_t(0)), (long long)r.value("max_steps", int64_t(0)), r.value("epoch", 0.0),
+                r.value("loss", 0.0), r.value("learning_rate", 0.0), r.value("examples_per_sec", 0.0));
+  return buf;
+}
+
+FinetuneResult run_finetune(const FinetuneOptions& options, const FinetuneHooks& hooks) {
+  return Finetuning(options, hooks).run();
+}
+
+}  // namespace bertpt::classify

@@ -1,0 +1,130 @@
+#include "classify/predict.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "classify/encode.h"
+#include "classify/label_map.h"
+#include "model/bert.h"
+#include "model/checkpoint.h"
+#include "tokenizer/hf_files.h"
+#include "classify/classify.h"
+#include "engine/device.h"
+#include "engine/precision.h"
+
+namespace bertpt::classify {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The label map of a fine-tuned model directory (config.json's id2label).
+LabelMap classifier_labels(const std::string& model_dir) {
+  model::checkpoint_weights_path(model_dir);  // a missing or pytorch_model.bin-only directory: its clear error first
+  const std::string config_path = (fs::path(model_dir) / "config.json").string();
+  nlohmann::json config_json;
+  try {
+    config_json = nlohmann::json::parse(read_file(config_path));
+  } catch (const nlohmann::json::exception& e) {
+    throw BadInput(config_path + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!config_json.contains("id2label")) {
+    throw BadInput(config_path + " has no id2label: " + model_dir + " is not a sequence classifier",
+                   "fine-tune one first with bertpt finetune, and pass its best/ directory");
+  }
+  return LabelMap::from_config(config_json, config_path);
+}
+
+// --tokenizer, else the model directory's; checked against the model's vocabulary.
+tokenizer::Tokenizer classifier_tokenizer(const PredictOptions& o, const model::BertConfig& config) {
+  const std::string tok_dir = o.tokenizer.empty() ? o.model : o.tokenizer;
+  if (o.tokenizer.empty() && !tokenizer::has_tokenizer_files(o.model)) {
+    throw BadInput("model directory " + o.model + " has no tokenizer (tokenizer.json or vocab.txt)",
+                   "pass --tokenizer DIR");
+  }
+  tokenizer::Tokenizer tok = tokenizer::load_tokenizer(tok_dir);
+  if (int64_t(tok.vocab_size()) != config.vocab_size) {
+    throw BadInput("vocabulary mismatch: the model has vocab_size " + std::to_string(config.vocab_size) +
+                   " but the tokenizer " + tok_dir + " has " + std::to_string(tok.vocab_size()));
+  }
+  return tok;
+}
+
+// One JSON line per example (label, score, probabilities) to o.output; the confusion matrix when
+// every example carries a label the model knows.
+void write_predictions(const PredictOptions& o, const at::Tensor& probs, const std::vector<Example>& examples,
+                       const LabelMap& labels, PredictSummary& summary) {
+  const int64_t k = probs.size(1);
+  const float* p = probs.data_ptr<float>();
+  bool labelled = !examples.empty();
+  for (const auto& e : examples) labelled = labelled && !e.label.empty() && labels.id(e.label) >= 0;
+  ConfusionMatrix cm(labels.size());
+  std::string out;
+  for (size_t i = 0; i < examples.size(); ++i) {
+    const float* row = p + int64_t(i) * k;
+    int64_t best = 0;
+    for (int64_t c = 1; c < k; ++c) best = row[c] > row[best] ? c : best;
+    nlohmann::json probabilities = nlohmann::json::object();
+    for (int64_t c = 0; c < k; ++c) probabilities[labels.label(c)] = row[c];
+    nlohmann::json line = {{"label", labels.label(best)}, {"score", row[best]}, {"probabilities", probabilities}};
+    out += line.dump() + "\n";
+    if (labelled) cm.add(labels.id(examples[i].label), best);
+  }
+  if (o.output == "-") {
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+  } else {
+    write_file_atomic(o.output, out);
+  }
+  if (labelled) summary.metrics = cm.metrics(labels.labels());
+}
+
+}  // namespace
+
+PredictSummary run_predict(const PredictOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (o.model.empty()) throw BadInput("--model is required", "a directory written by bertpt finetune (best/)");
+  if (o.input.empty()) throw BadInput("--input is required");
+  if (o.batch_size <= 0) throw BadInput("--batch-size must be > 0");
+  const bool bf16 = engine::is_bf16(o.precision);
+  engine::setup_cpu_runtime(o.threads);
+  const std::string device = engine::normalize_device(o.device);
+  const LabelMap labels = classifier_labels(o.model);
+  model::BertConfig config;
+  model::BertForSequenceClassification model =
+      model::load_sequence_classifier(o.model, int64_t(labels.size()), &config);
+  const tokenizer::Tokenizer tok = classifier_tokenizer(o, config);
+  const int64_t max_len = o.max_seq_len > 0 ? o.max_seq_len : config.max_position_embeddings;
+  if (max_len > config.max_position_embeddings) {
+    throw BadInput("--max-seq-len " + std::to_string(max_len) + " exceeds the model's max_position_embeddings " +
+                   std::to_string(config.max_position_embeddings));
+  }
+  model->to(at::Device(device));
+
+  const std::vector<Example> examples = read_labeled_data(o.input, o.data, /*require_label=*/false);
+  PredictSummary summary;
+  const std::vector<EncodedExample> encoded =
+      encode_examples(tok, examples, !o.data.text_pair_field.empty(), size_t(max_len), &summary.truncated);
+  std::vector<size_t> all(examples.size());
+  std::iota(all.begin(), all.end(), size_t(0));
+  ClassifyOptions co;
+  co.batch_size = o.batch_size;
+  co.device = device;
+  co.bf16 = bf16;
+  co.pad_id = std::max<int64_t>(0, tok.special_ids().pad);
+  const at::Tensor probs = at::softmax(classify(*model, encoded, all, co), 1).contiguous();  // [N, C]
+  write_predictions(o, probs, examples, labels, summary);
+  summary.examples = int64_t(examples.size());
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return summary;
+}
+
+}  // namespace bertpt::classify

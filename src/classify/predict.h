@@ -1,0 +1,41 @@
+// `bertpt predict`: batch scoring with a fine-tuned BertForSequenceClassification directory (ours
+// or transformers'; its config.json's id2label names the classes). One JSON line per input
+// example, in input order, with the keys of transformers' text-classification pipeline plus all
+// class probabilities:
+//   {"label": "spam", "score": 0.981, "probabilities": {"ham": 0.019, "spam": 0.981}}
+// When every input record has a known label, the accuracy / macro-F1 report is computed too.
+// No LibTorch in this header.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "classify/labeled_data.h"
+#include "classify/metrics.h"
+
+namespace bertpt::classify {
+
+struct PredictOptions {
+  std::string model;                  // fine-tuned classifier directory
+  std::string tokenizer;              // default: the model directory
+  std::string input;                  // JSONL / CSV / TSV
+  std::string output = "-";           // JSONL file (written atomically) or "-" for stdout
+  classify::LabeledDataOptions data;  // label_field: read when present, never required
+  int64_t max_seq_len = 0;            // 0: the model's max_position_embeddings
+  int64_t batch_size = 64;
+  std::string precision = "fp32";
+  std::string device = "cpu";
+  int threads = 0;
+};
+
+struct PredictSummary {
+  int64_t examples = 0;
+  int64_t truncated = 0;
+  std::optional<classify::ClassificationMetrics> metrics;  // when the input is labelled
+  double seconds = 0;
+};
+
+PredictSummary run_predict(const PredictOptions& options);
+
+}  // namespace bertpt::classify

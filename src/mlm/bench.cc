@@ -1,0 +1,246 @@
+#include "mlm/bench.h"
+
+#include <ATen/ATen.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <new>
+
+#include "common/error.h"
+#include "data/dataset.h"
+#include "data/masking.h"
+#include "model/bert.h"
+#include "model/bert_config.h"
+#include "model/cpu_runtime.h"
+#include "model/torch_compat.h"
+#include "engine/adamw.h"
+#include "engine/collectives.h"
+#include "engine/device.h"
+#include "engine/failures.h"
+#include "engine/precision.h"
+#include "perf/flops.h"
+
+namespace bertpt::mlm {
+
+namespace {
+
+// A batch of `batch` sequences of `seq_len` ids with HF-style masking: synthetic ids ([CLS] random
+// [SEP]) or the first samples of a dataset.
+void make_batch(const BenchOptions& o, const data::Dataset* ds, int64_t vocab, int64_t batch, int64_t seq_len,
+                at::Tensor& ids, at::Tensor& labels) {
+  std::vector<int64_t> raw(size_t(batch * seq_len)), in(raw.size()), lab(raw.size());
+  data::MaskingOptions mo;
+  mo.mlm_probability = o.mlm_probability;
+  mo.vocab_size = vocab;
+  mo.mask_id = 4;
+  mo.never_mask = {0, 2, 3};
+  uint64_t x = o.seed;
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t* row = raw.data() + b * seq_len;
+    if (ds) {
+      std::vector<int64_t> sample(ds->seq_len());
+      ds->get(uint64_t(b) % ds->size(), sample.data());
+      std::copy(sample.begin(), sample.begin() + seq_len, row);
+    } else {
+      for (int64_t t = 0; t < seq_len; ++t) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        row[t] = 5 + int64_t((x >> 33) % uint64_t(vocab - 5));
+      }
+      row[0] = 2;
+      row[seq_len - 1] = 3;
+    }
+    data::mask_tokens(mo, o.seed, 0, uint64_t(b), row, in.data() + b * seq_len, lab.data() + b * seq_len, size_t(seq_len));
+  }
+  ids = torch::tensor(in, torch::kLong).view({batch, seq_len});
+  labels = torch::tensor(lab, torch::kLong).view({batch, seq_len});
+}
+
+}  // namespace
+
+nlohmann::json BenchResult::to_json(const BenchOptions& o) const {
+  nlohmann::json j;
+  j["model"] = o.model;
+  j["precision"] = o.precision;
+  j["device"] = o.device;
+  j["data"] = o.data.empty() ? "synthetic" : o.data;
+  j["world_size"] = world_size;
+  j["peak_flops"] = peak_flops;
+  j["peak_source"] = peak_source;
+  j["flop_formula"] = flop_formula;
+  j["rows"] = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json row = {{"seq_len", r.seq_len}, {"batch", r.batch}, {"out_of_memory", r.out_of_memory}};
+    if (!r.error.empty()) row["error"] = r.error;
+    if (!r.out_of_memory && r.error.empty()) {
+      row.update({{"step_median_sec", r.step_median_sec},
+                  {"step_min_sec", r.step_min_sec},
+                  {"step_max_sec", r.step_max_sec},
+                  {"seq_per_sec", r.seq_per_sec},
+                  {"tokens_per_sec", r.tokens_per_sec},
+                  {"masked_per_step", r.masked_per_step},
+                  {"flops_per_step", r.flops_per_step},
+                  {"flops_per_sec", r.flops_per_sec},
+                  {"mfu", r.mfu}});
+    }
+    j["rows"].push_back(row);
+  }
+  // The fastest configuration, at the top level: what `bertpt cost --bench` reads.
+  if (!rows.empty() && rows[fastest].seq_per_sec > 0) {
+    j["seq_len"] = rows[fastest].seq_len;
+    j["batch"] = rows[fastest].batch;
+    j["seq_per_sec"] = rows[fastest].seq_per_sec;
+    j["tokens_per_sec"] = rows[fastest].tokens_per_sec;
+    j["mfu"] = rows[fastest].mfu;
+  }
+  return j;
+}
+
+namespace {
+
+// The model of the benchmark: --model, with the dataset's vocabulary, or for a preset without data
+// the synthetic one.
+model::BertConfig bench_config(const BenchOptions& o, const data::Dataset* ds) {
+  model::BertConfig config = model::resolve_model_config(o.model);
+  if (ds) {
+    config.vocab_size = int64_t(ds->vocab_size());
+  } else if (o.model.find(".json") == std::string::npos) {
+    config.vocab_size = o.vocab_size;  // a preset: the synthetic vocabulary decides
+  }
+  config.validate();
+  return config;
+}
+
+void check_seq_len(int64_t seq_len, const model::BertConfig& config, const data::Dataset* ds) {
+  if (seq_len < 8 || seq_len > config.max_position_embeddings) {
+    throw BadInput("--seq-len " + std::to_string(seq_len) + " is outside 8.." +
+                   std::to_string(config.max_position_embeddings) + " (the model's max_position_embeddings)");
+  }
+  if (ds && seq_len > int64_t(ds->seq_len())) {
+    throw BadInput("--seq-len " + std::to_string(seq_len) + " is longer than the dataset's " +
+                   std::to_string(ds->seq_len()));
+  }
+}
+
+// This rank's step times (seconds, sorted, after the warmup) and masked positions per step.
+struct RowTiming {
+  std::vector<double> times;
+  double masked = 0;
+};
+
+// A fresh model trained for warmup_steps + steps optimizer steps on one fixed batch, each step timed
+// until the device is done.
+RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& config, const data::Dataset* ds,
+                              const at::Device& device, bool bf16, int64_t batch, int64_t seq_len,
+                              engine::Collectives& coll) {
+  at::manual_seed(o.seed);
+  model::BertForMaskedLM model(config);
+  model->to(device);
+  model->train();
+  const std::vector<at::Tensor> params = model->parameters();  // in the order of named_parameter_list
+  coll.attach_parameters(params);
+  engine::AdamW optimizer(model::named_parameter_list(*model), engine::AdamWOptions{0.9, 0.999, 1e-8, 0.0});
+  at::Tensor ids, labels;
+  make_batch(o, ds, config.vocab_size, batch, seq_len, ids, labels);
+  ids = ids.to(device);
+  labels = labels.to(device);
+  RowTiming t;
+  for (int s = 0; s < o.warmup_steps + o.steps; ++s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    optimizer.zero_grad();
+    model::MlmOutput out;
+    at::Tensor loss;
+    {
+      torch_compat::AutocastGuard autocast(device.type(), at::kBFloat16, bf16);
+      out = model->forward(ids, {}, {}, labels, model::MlmHead::Sparse);
+      loss = out.loss_sum * (1.0 / std::max<double>(1.0, double(out.num_masked)));
+    }
+    coll.begin_backward(true);
+    loss.backward();
+    coll.finish_gradients();
+    optimizer.step(1e-5);
+    (void)loss.item<float>();  // wait for the device
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (s >= o.warmup_steps) t.times.push_back(dt);
+    t.masked = double(out.num_masked);
+  }
+  std::sort(t.times.begin(), t.times.end());
+  return t;
+}
+
+// The job's numbers: ranks step in lockstep (the all-reduce), so the slowest rank's median is the
+// job's step time; throughput and FLOPs add up over ranks.
+void fill_row(BenchRow& row, const RowTiming& t, engine::Collectives& coll, const perf::BertFlops& flops,
+              double peak_flops) {
+  const int world = coll.world_size();
+  const std::vector<double> stats = {t.times[t.times.size() / 2], t.times.front(), t.times.back()};
+  std::vector<double> slowest(size_t(world) * 3, 0.0);
+  for (int k = 0; k < 3; ++k) slowest[size_t(coll.rank() * 3 + k)] = stats[size_t(k)];
+  coll.sum(slowest);
+  std::vector<double> total_masked = {t.masked};
+  coll.sum(total_masked);
+  for (int r = 0; r < world; ++r) {
+    row.step_median_sec = std::max(row.step_median_sec, slowest[size_t(r * 3)]);
+    row.step_max_sec = std::max(row.step_max_sec, slowest[size_t(r * 3 + 2)]);
+    row.step_min_sec = r == 0 ? slowest[1] : std::min(row.step_min_sec, slowest[size_t(r * 3 + 1)]);
+  }
+  const double global_batch = double(row.batch) * world;
+  row.seq_per_sec = global_batch / row.step_median_sec;
+  row.tokens_per_sec = row.seq_per_sec * double(row.seq_len);
+  row.masked_per_step = total_masked[0];
+  row.flops_per_step = flops.train_flops(global_batch, double(row.seq_len), total_masked[0]);
+  row.flops_per_sec = row.flops_per_step / row.step_median_sec;
+  row.mfu = peak_flops > 0 ? row.flops_per_sec / peak_flops : 0;
+}
+
+}  // namespace
+
+BenchResult run_bench(const BenchOptions& o) {
+  if (o.steps < 1 || o.warmup_steps < 0) throw BadInput("--steps must be at least 1 and --warmup-steps at least 0");
+  const bool bf16 = engine::is_bf16(o.precision);
+  engine::setup_cpu_runtime(o.threads);
+  const at::Device device(engine::normalize_device(o.device));
+  std::unique_ptr<data::Dataset> ds;
+  if (!o.data.empty()) ds = std::make_unique<data::Dataset>(o.data, "train");
+  const model::BertConfig config = bench_config(o, ds.get());
+
+  engine::SingleProcess single;
+  engine::Collectives& coll = o.collectives ? *o.collectives : single;
+  const int world = coll.world_size();
+  BenchResult result;
+  const perf::PeakFlops peak = perf::peak_flops(device.str(), bf16, o.peak_tflops);
+  std::vector<double> peaks = {peak.flops_per_sec};
+  coll.sum(peaks);  // every rank's own peak (on CPU: measured while the other ranks measure theirs)
+  result.peak_flops = peaks[0];
+  result.peak_source = world > 1 ? std::to_string(world) + " ranks, each: " + peak.source : peak.source;
+  result.world_size = world;
+  result.flop_formula =
+      "6 * N_matmul * tokens + 12 * layers * hidden * seq_len * tokens, MLM head (H*H + V*H) counted only at the "
+      "masked positions (sparse head)";
+  const perf::BertFlops flops(config);
+  for (int64_t seq_len : o.seq_lens) {
+    check_seq_len(seq_len, config, ds.get());
+    for (int64_t batch : o.batch_sizes) {
+      BenchRow row;
+      row.seq_len = seq_len;
+      row.batch = batch;
+      try {
+        fill_row(row, time_training_steps(o, config, ds.get(), device, bf16, batch, seq_len, coll), coll, flops,
+                 result.peak_flops);
+      } catch (const BadInput&) {
+        throw;
+      } catch (const std::exception& e) {
+        const std::string what = e.what();
+        if (engine::is_out_of_memory(e)) row.out_of_memory = true;
+        else row.error = what.substr(0, what.find('\n'));
+      }
+      result.rows.push_back(row);
+    }
+  }
+  for (size_t i = 0; i < result.rows.size(); ++i) {
+    if (result.rows[i].tokens_per_sec > result.rows[result.fastest].tokens_per_sec) result.fastest = i;
+  }
+  return result;
+}
+
+}  // namespace bertpt::mlm

@@ -1,0 +1,647 @@
+#include "mlm/pretrain.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "common/hash.h"
+#include "common/jsonl_log.h"
+#include "common/progress.h"
+#include "data/dataset.h"
+#include "engine/adamw.h"
+#include "engine/collectives.h"
+#include "engine/device.h"
+#include "engine/failures.h"
+#include "engine/lr_schedule.h"
+#include "engine/precision.h"
+#include "engine/run_checkpoint.h"
+#include "engine/step_runner.h"
+#include "mlm/batch_loader.h"
+#include "mlm/evaluate.h"
+#include "model/bert.h"
+#include "model/checkpoint.h"
+#include "model/torch_compat.h"
+#include "perf/cost.h"
+#include "perf/flops.h"
+#include "tokenizer/hf_files.h"
+
+namespace bertpt::mlm {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+bool is_preset_name(const std::string& name) {
+  std::error_code ec;
+  if (fs::exists(name, ec) || name.find('/') != std::string::npos) return false;
+  std::string n = name;
+  if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) n.resize(n.size() - 5);
+  for (const auto& p : model::preset_names()) {
+    if (p == n) return true;
+  }
+  return false;
+}
+
+engine::AdamWKernel parse_optim(const std::string& s) {
+  if (s == "adamw_torch_fused") return engine::AdamWKernel::LibTorchFused;
+  if (s == "adamw_torch") return engine::AdamWKernel::TensorOps;
+  if (s == "adamw_bertpt") return engine::AdamWKernel::Bertpt;
+  return engine::AdamWKernel::Auto;
+}
+
+model::AttentionKernel parse_attention(const std::string& s) {
+  if (s == "fused") return model::AttentionKernel::Fused;
+  if (s == "explicit") return model::AttentionKernel::Explicit;
+  return model::AttentionKernel::Auto;
+}
+
+// What identifies the training data, for refusing a resume on different data.
+nlohmann::json dataset_fingerprint(const data::Dataset& d) {
+  nlohmann::json f;
+  f["seq_len"] = d.seq_len();
+  f["vocab_size"] = d.vocab_size();
+  f["train_sequences"] = d.size();
+  f["vocab_sha256"] = d.manifest().tokenizer.vocab_sha256;
+  return f;
+}
+
+// Keeps the records of metrics.jsonl up to `step`: after a resume, the steps logged past the
+// checkpoint by the interrupted run are replayed and must not appear twice.
+void truncate_metrics(const std::string& path, int64_t step) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return;
+  std::istringstream in(read_file(path));
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    try {
+      auto j = nlohmann::json::parse(line);
+      if (j.value("step", int64_t(0)) > step) continue;
+    } catch (const nlohmann::json::exception&) {
+      continue;  // a line cut by a crash
+    }
+    kept += line + "\n";
+  }
+  write_file_atomic(path, kept);
+}
+
+// The dropout stream of micro-step `micro` of optimizer step `step` on `rank`: a pure function, so a
+// resumed run draws the same dropout masks as an uninterrupted one.
+uint64_t dropout_seed(uint64_t seed, int64_t step, int rank, int64_t micro) {
+  return mix64(mix64(mix64(seed ^ 0x44524F504F555421ull) ^ uint64_t(step)) ^ (uint64_t(rank) << 32 | uint64_t(micro)));
+}
+
+// JSON numbers must be finite.
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+using Message = std::function<void(const std::string&)>;
+
+PretrainOptions validated(const PretrainOptions& o) {
+  o.validate();
+  return o;
+}
+
+// The CPU runtime first (threads, block cache: every command that runs the model sets it up), then
+// the device, checked against this build and machine.
+at::Device prepare_device(const PretrainOptions& o) {
+  engine::setup_cpu_runtime(o.threads);
+  return at::Device(engine::normalize_device(o.device));
+}
+
+// DATA's train split, checked against the tokenizer it was prepared with.
+std::shared_ptr<const data::Dataset> open_train_split(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw BadInput("--data " + dir + " does not exist", "create a dataset with bertpt prepare --out DIR");
+  }
+  auto dataset = std::make_shared<const data::Dataset>(dir, "train");
+  if (dataset->size() == 0) throw BadInput(dir + ": the train split is empty", "prepare more text or a shorter --seq-len");
+  const tokenizer::Tokenizer tok = tokenizer::load_tokenizer(dataset->tokenizer_dir());
+  if (uint64_t(tok.vocab_size()) != dataset->vocab_size()) {
+    throw BadInput("vocabulary mismatch: the dataset's manifest says vocab_size " + std::to_string(dataset->vocab_size()) +
+                       " but its tokenizer (" + dataset->tokenizer_dir() + ") has " + std::to_string(tok.vocab_size()),
+                   "the dataset was modified; re-run bertpt prepare");
+  }
+  return dataset;
+}
+
+// DATA's valid split, when it has sequences.
+std::shared_ptr<const data::Dataset> open_valid_split(const std::string& dir, const data::Dataset& train) {
+  if (train.manifest().valid.sequences > 0) {
+    return std::make_shared<const data::Dataset>(dir, "valid");
+  }
+  return nullptr;
+}
+
+// Where a run starts: the checkpoint to resume and its trainer state, or nothing (a fresh run; the
+// checkpoints of an earlier run in RUN are deleted when --overwrite-output-dir allows it).
+struct Start {
+  std::string resume_dir;
+  nlohmann::json state;
+};
+
+Start resolve_start(const PretrainOptions& o, const data::Dataset& dataset, bool main, const Message& message) {
+  Start start;
+  if (o.resume == "auto") {
+    auto all = engine::list_checkpoints(o.output_dir);
+    if (!all.empty()) start.resume_dir = all.back().second;
+    else message("--resume auto: no complete checkpoint in " + o.output_dir + ", starting a new run");
+  } else if (!o.resume.empty()) {
+    start.resume_dir = o.resume;
+  }
+  if (!start.resume_dir.empty()) {
+    start.state = engine::read_trainer_state(start.resume_dir);
+    const nlohmann::json now = dataset_fingerprint(dataset);
+    if (start.state.contains("dataset") && start.state["dataset"] != now) {
+      throw BadInput("cannot resume " + start.resume_dir + " on different data: the checkpoint was trained on " +
+                         start.state["dataset"].dump() + ", --data has " + now.dump(),
+                     "resume with the run's own --data, or start a new run from the weights with --init-from " +
+                         start.resume_dir);
+    }
+  } else if (engine::has_any_checkpoint(o.output_dir)) {
+    if (!o.overwrite_output_dir) {
+      throw BadInput(o.output_dir + " already holds checkpoints of a run",
+                     "pass --resume auto to continue it, --overwrite-output-dir to start afresh, or another --output-dir");
+    }
+    std::error_code ec;
+    if (main) {
+      for (const auto& e : fs::directory_iterator(o.output_dir)) {
+        if (e.path().filename().string().rfind("checkpoint-", 0) == 0) fs::remove_all(e.path(), ec);
+      }
+      fs::remove(fs::path(o.output_dir) / "metrics.jsonl", ec);
+    }
+  }
+  return start;
+}
+
+// --init-from DIR's weights file; BadInput when DIR is not a safetensors checkpoint.
+std::string init_from_weights(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw BadInput("--init-from " + dir + " does not exist", "pass a Hugging Face checkpoint directory");
+  }
+  const std::string weights = (fs::path(dir) / "model.safetensors").string();
+  if (fs::exists(weights, ec)) return weights;
+  if (fs::exists(fs::path(dir) / "pytorch_model.bin", ec)) {
+    throw BadInput("--init-from " + dir + " has only pytorch_model.bin: bertpt reads safetensors checkpoints, "
+                   "and pytorch_model.bin (a Python pickle) is out of scope",
+                   "convert it once in Python: BertForMaskedLM.from_pretrained(dir).save_pretrained(dir, "
+                   "safe_serialization=True)");
+  }
+  throw BadInput("--init-from " + dir + " has no model.safetensors", "pass a Hugging Face checkpoint directory");
+}
+
+// The model's configuration — from the checkpoint being resumed or initialised from, else --model —
+// and the weights to load, if any; checked against the dataset.
+struct ModelSource {
+  model::BertConfig config;
+  std::string weights;
+};
+
+ModelSource resolve_model_source(const PretrainOptions& o, const Start& start, const data::Dataset& dataset) {
+  ModelSource src;
+  if (!start.resume_dir.empty()) {
+    src.config = model::BertConfig::load((fs::path(start.resume_dir) / "config.json").string());
+    src.weights = (fs::path(start.resume_dir) / "model.safetensors").string();
+  } else if (!o.init_from.empty()) {
+    src.weights = init_from_weights(o.init_from);
+    src.config = model::BertConfig::load((fs::path(o.init_from) / "config.json").string());
+  } else {
+    src.config = model::resolve_model_config(o.model);
+    // A preset's vocabulary is the dataset's; a config file of the user's must agree with it.
+    if (is_preset_name(o.model)) src.config.vocab_size = int64_t(dataset.vocab_size());
+  }
+  if (src.config.vocab_size != int64_t(dataset.vocab_size())) {
+    throw BadInput("vocabulary mismatch: the model has vocab_size " + std::to_string(src.config.vocab_size) +
+                       " but the dataset " + o.data + " (its tokenizer) has " + std::to_string(dataset.vocab_size()),
+                   "train on data prepared with the model's tokenizer, or use a preset (its vocab_size follows the data)");
+  }
+  if (int64_t(dataset.seq_len()) > src.config.max_position_embeddings) {
+    throw BadInput("the dataset's seq_len " + std::to_string(dataset.seq_len()) +
+                       " exceeds the model's max_position_embeddings " +
+                       std::to_string(src.config.max_position_embeddings),
+                   "prepare with a shorter --seq-len, or use a model config with more positions");
+  }
+  src.config.torch_dtype = "float32";
+  src.config.architectures = {"BertForMaskedLM"};
+  return src;
+}
+
+// $ per hour of the machine: --price-per-hour, or --instance's row of the price table.
+double resolve_price(const PretrainOptions& o) {
+  if (o.instance.empty()) return o.price_per_hour;
+  const auto table = perf::load_price_table(perf::default_price_table_path());
+  return perf::find_instance(table, o.instance).price_per_hour;
+}
+
+// One pre-training run: the task's side of the engine (batches, the MLM loss, evaluation, the run
+// directory), with the optimizer step itself in engine::StepRunner.
+class Pretraining {
+ public:
+  Pretraining(const PretrainOptions& options, const TrainHooks& hooks);
+  TrainResult run();
+
+ private:
+  void build_model(const ModelSource& source);
+  void restore(const Start& start);
+  void open_run_directory();
+  void make_batches();
+  void report_start() const;
+  bool train_step();  // false when the run stops after it (a signal)
+  engine::MicroForward mlm_forward(const StepBatch& batch);
+  void write_log_record(const engine::StepInterval& iv);
+  void evaluate();
+  void save();
+  nlohmann::json trainer_state() const;
+  void log(const nlohmann::json& record);
+  void message(const std::string& m) const {
+    if (main_ && hooks_.on_message) hooks_.on_message(m);
+  }
+  double cost_so_far() const { return prior_cost_ + price_ * (elapsed_ - prior_elapsed_) / 3600.0; }
+
+  const PretrainOptions o_;
+  const TrainHooks& hooks_;
+  engine::SingleProcess single_;
+  engine::Collectives& coll_;
+  const bool main_;
+  const int rank_, world_;
+  const at::Device device_;
+  const bool bf16_;
+  std::shared_ptr<const data::Dataset> dataset_, valid_;
+  model::BertConfig config_;
+  model::BertForMaskedLM model_{nullptr};
+  std::string attention_kernel_;
+  std::vector<at::Tensor> params_;
+  std::unique_ptr<engine::AdamW> optimizer_;
+  std::unique_ptr<engine::StepRunner> runner_;
+  std::unique_ptr<BatchLoader> loader_;
+  std::unique_ptr<JsonlLog> metrics_;
+  engine::LrSchedule schedule_;
+  EvalOptions eval_options_;
+  std::string resume_dir_;
+  int64_t step_ = 0;
+  uint64_t position_ = 0;
+  double prior_elapsed_ = 0, prior_cost_ = 0, elapsed_ = 0;  // training wall time of the whole run
+  double price_ = 0;
+  perf::PeakFlops peak_;
+  std::optional<perf::BertFlops> flops_;
+  double interval_flops_ = 0;
+  int64_t global_batch_ = 0;
+  std::string last_saved_;
+  int64_t last_saved_step_ = -1;
+  TrainResult result_;
+};
+
+Pretraining::Pretraining(const PretrainOptions& options, const TrainHooks& hooks)
+    : o_(validated(options)),
+      hooks_(hooks),
+      coll_(hooks.collectives ? *hooks.collectives : single_),
+      main_(coll_.is_main()),
+      rank_(coll_.rank()),
+      world_(coll_.world_size()),
+      device_(prepare_device(options)),
+      bf16_(engine::is_bf16(options.precision)) {
+  dataset_ = open_train_split(o_.data);
+  const Start start = resolve_start(o_, *dataset_, main_, [this](const std::string& m) { message(m); });
+  resume_dir_ = start.resume_dir;
+  build_model(resolve_model_source(o_, start, *dataset_));
+  restore(start);
+  open_run_directory();
+  price_ = resolve_price(o_);
+  if (main_) peak_ = perf::peak_flops(device_.str(), bf16_, o_.peak_tflops);
+  flops_.emplace(config_);
+  global_batch_ = global_batch_size(o_, world_);
+  make_batches();
+  schedule_ = {engine::parse_lr_schedule(o_.lr_scheduler), o_.learning_rate, o_.warmup_steps, o_.max_steps};
+}
+
+void Pretraining::build_model(const ModelSource& source) {
+  config_ = source.config;
+  const bool resuming = !resume_dir_.empty();
+  at::manual_seed(o_.seed);  // the initial weights are a function of --seed
+  model_ = model::BertForMaskedLM(config_, /*init_weights=*/!resuming);
+  if (!source.weights.empty()) {
+    model::LoadReport report = model::load_safetensors(*model_, source.weights, /*allow_missing=*/!resuming);
+    if (!report.missing.empty()) {
+      message("--init-from: " + std::to_string(report.missing.size()) +
+              " tensors not in the checkpoint were freshly initialised (e.g. " + report.missing.front() + ")");
+    }
+  }
+  const model::AttentionKernel attention = parse_attention(o_.attention);
+  model_->bert->set_attention_kernel(attention);
+  attention_kernel_ = model::attention_kernel_name(attention, device_.type());
+  model_->to(device_);
+  model_->train();
+  params_ = model_->parameters();  // the same tensors, in the order of named_parameter_list
+  coll_.attach_parameters(params_);
+  optimizer_ = std::make_unique<engine::AdamW>(
+      model::named_parameter_list(*model_),
+      engine::AdamWOptions{o_.adam_beta1, o_.adam_beta2, o_.adam_epsilon, o_.weight_decay, parse_optim(o_.optim)});
+}
+
+// Continues a checkpoint's counters and optimizer; then the step runner, which carries the
+// non-finite policy's counters on.
+void Pretraining::restore(const Start& start) {
+  int64_t skipped = 0, consecutive_bad = 0;
+  if (!resume_dir_.empty()) {
+    const nlohmann::json& state = start.state;
+    step_ = state["step"].get<int64_t>();
+    position_ = state["data_position"].get<uint64_t>();
+    prior_elapsed_ = state.value("elapsed_sec", 0.0);
+    prior_cost_ = state.value("cost_usd", 0.0);
+    skipped = state.value("skipped_steps", int64_t(0));
+    consecutive_bad = state.value("consecutive_nonfinite_steps", int64_t(0));
+    optimizer_->load_state(engine::read_optimizer_state(resume_dir_), state["optimizer_steps"].get<int64_t>(),
+                           resume_dir_);
+    message("resuming " + resume_dir_ + " at step " + std::to_string(step_) + " (sample position " +
+            std::to_string(position_) + ")");
+  }
+  elapsed_ = prior_elapsed_;
+  last_saved_step_ = resume_dir_.empty() ? -1 : step_;
+  engine::StepRunnerOptions so;
+  so.device = device_;
+  so.bf16 = bf16_;
+  so.max_grad_norm = o_.max_grad_norm;
+  so.max_nan_steps = o_.max_nan_steps;
+  so.per_device_batch_size = o_.per_device_batch_size;
+  so.dropout_seed = [seed = o_.seed, rank = rank_](int64_t step, int64_t micro) {
+    return dropout_seed(seed, step, rank, micro);
+  };
+  runner_ = std::make_unique<engine::StepRunner>(
+      so, params_, *optimizer_, coll_, [this](const std::string& m) { message(m); }, skipped, consecutive_bad);
+}
+
+// RUN: the effective config, and metrics.jsonl without the records past the resumed step.
+void Pretraining::open_run_directory() {
+  const std::string metrics_path = (fs::path(o_.output_dir) / "metrics.jsonl").string();
+  if (main_) {
+    std::error_code ec;
+    fs::create_directories(o_.output_dir, ec);
+    if (ec) throw BadInput("cannot create --output-dir " + o_.output_dir + ": " + ec.message());
+    write_file_atomic((fs::path(o_.output_dir) / "run_config.json").string(), o_.to_json().dump(2) + "\n");
+    truncate_metrics(metrics_path, step_);
+  }
+  coll_.barrier();
+  metrics_ = std::make_unique<JsonlLog>(metrics_path, main_);
+}
+
+void Pretraining::make_batches() {
+  LoaderOptions lo;
+  lo.per_device_batch = o_.per_device_batch_size;
+  lo.grad_accum = o_.grad_accum;
+  lo.rank = rank_;
+  lo.world = world_;
+  lo.seed = o_.seed;
+  lo.start_position = position_;
+  lo.masking = masking_for_dataset(*dataset_, o_.mlm_probability);
+  lo.pin_memory = device_.is_cuda();
+  lo.max_steps = std::max<int64_t>(0, o_.max_steps - step_);
+  if (lo.max_steps > 0) loader_ = std::make_unique<BatchLoader>(dataset_, lo);
+  valid_ = open_valid_split(o_.data, *dataset_);
+  eval_options_.batch_size = o_.per_device_batch_size;
+  eval_options_.max_batches = o_.eval_max_batches;
+  eval_options_.mlm_probability = o_.mlm_probability;
+  eval_options_.bf16 = bf16_;
+  eval_options_.device = device_.str();
+}
+
+void Pretraining::report_start() const {
+  if (!main_ || !hooks_.on_start) return;
+  const double T = double(dataset_->seq_len());
+  nlohmann::json s;
+  s["config"] = o_.to_json();
+  s["model"] = nlohmann::json::parse(config_.to_json());
+  s["parameters"] = model::count_parameters(*model_);
+  s["dataset"] = dataset_fingerprint(*dataset_);
+  s["valid_sequences"] = valid_ ? valid_->size() : 0;
+  s["global_batch"] = global_batch_;
+  s["world_size"] = world_;
+  s["device"] = device_.str();
+  s["threads"] = at::get_num_threads();
+  s["attention_kernel"] = attention_kernel_;
+  s["adamw_kernel"] = optimizer_->kernel_name();
+  s["peak_flops"] = peak_.flops_per_sec;
+  s["peak_source"] = peak_.source;
+  s["flops_per_sequence"] = flops_->train_flops(1, T, o_.mlm_probability * T);
+  s["start_step"] = step_;
+  s["resumed_from"] = resume_dir_;
+  s["decay_parameters"] = optimizer_->decay_names().size();
+  s["no_decay_parameters"] = optimizer_->no_decay_names().size();
+  hooks_.on_start(s);
+}
+
+TrainResult Pretraining::run() {
+  const auto t_start = Clock::now();
+  report_start();
+  result_.start_step = step_;
+  while (step_ < o_.max_steps) {
+    if (!train_step()) break;
+  }
+  if (!result_.interrupted && step_ >= o_.max_steps) {
+    if (last_saved_step_ != step_) save();
+    if (result_.start_step < step_) evaluate();
+  }
+  result_.final_step = step_;
+  result_.skipped_steps = runner_->skipped_steps();
+  result_.seconds = seconds_since(t_start);
+  return result_;
+}
+
+// The MLM loss of micro-batch m: cross-entropy summed at its masked positions (the sparse head).
+engine::MicroForward Pretraining::mlm_forward(const StepBatch& batch) {
+  return [this, &batch](int64_t m) {
+    const MicroBatch& mb = batch.micro[size_t(m)];
+    if (hooks_.during_forward) hooks_.during_forward(step_);
+    at::Tensor ids = mb.input_ids.to(device_, /*non_blocking=*/true);                  // [b, T]
+    at::Tensor labels = mb.labels.to(device_, /*non_blocking=*/true);                  // [b, T]
+    at::Tensor att = mb.attention_mask.defined() ? mb.attention_mask.to(device_, true) : at::Tensor();
+    at::Tensor positions = mb.masked_positions.to(device_, /*non_blocking=*/true);     // [M]
+    model::MlmOutput out = model_->forward(ids, att, {}, labels, model::MlmHead::Sparse, positions);
+    return engine::MicroOutput{out.loss_sum, out.num_correct};
+  };
+}
+
+bool Pretraining::train_step() {
+  engine::StepInput in;
+  in.started = Clock::now();
+  const StepBatch batch = loader_->next();
+  in.step = step_;
+  in.micro_steps = int64_t(batch.micro.size());
+  in.count = double(batch.global_num_masked);
+  in.lr = schedule_.at(step_);
+  in.log_step = (step_ + 1) % o_.logging_steps == 0 || step_ + 1 == o_.max_steps;
+  in.read_back = bool(hooks_.on_step);
+  in.stop_requested = hooks_.stop_requested && hooks_.stop_requested();
+  in.poison = hooks_.inject_nonfinite && hooks_.inject_nonfinite(step_);
+  const engine::StepOutput out = runner_->run(in, mlm_forward(batch));
+  ++step_;
+  position_ += uint64_t(global_batch_);
+  elapsed_ += seconds_since(in.started);
+  interval_flops_ += flops_->train_flops(double(global_batch_), double(dataset_->seq_len()), in.count);
+  if (hooks_.on_step) {
+    StepRecord rec;
+    rec.step = step_;
+    rec.loss = in.count > 0 ? out.loss_sum / in.count : 0.0;
+    rec.accuracy = in.count > 0 ? out.correct / in.count : 0.0;
+    rec.learning_rate = in.lr;
+    rec.grad_norm = out.grad_norm;
+    rec.skipped = !out.finite;
+    hooks_.on_step(rec);
+  }
+  if (step_ % o_.logging_steps == 0 || step_ == o_.max_steps || out.stop) write_log_record(runner_->take_interval(step_));
+  if (o_.eval_steps > 0 && step_ % o_.eval_steps == 0 && step_ < o_.max_steps && !out.stop) evaluate();
+  if ((o_.save_steps > 0 && step_ % o_.save_steps == 0) || step_ == o_.max_steps || out.stop) save();
+  if (out.stop) {
+    result_.interrupted = true;
+    message("stopped by a signal after step " + std::to_string(step_) + "; continue with --resume auto");
+  }
+  return !out.stop;
+}
+
+void Pretraining::write_log_record(const engine::StepInterval& iv) {
+  const double G = double(global_batch_), T = double(dataset_->seq_len());
+  const double per_step = iv.seconds / double(std::max<int64_t>(1, iv.steps));
+  const double eta = per_step * double(o_.max_steps - step_);
+  nlohmann::json r;
+  r["step"] = step_;
+  r["loss"] = num(iv.count > 0 ? iv.loss_sum / iv.count : std::nan(""));
+  r["mlm_accuracy"] = num(iv.count > 0 ? iv.correct / iv.count : 0.0);
+  r["learning_rate"] = iv.last_lr;
+  r["grad_norm"] = num(iv.last_grad_norm);
+  r["tokens_per_sec"] = double(iv.steps) * G * T / iv.seconds;
+  r["seq_per_sec"] = double(iv.steps) * G / iv.seconds;
+  // interval_flops_ counts the global batch, so the peak is that of all `world` devices.
+  r["mfu"] = peak_.flops_per_sec > 0 ? interval_flops_ / iv.seconds / (peak_.flops_per_sec * world_) : 0.0;
+  r["step_time_sec"] = per_step;
+  r["world_size"] = world_;
+  r["model_flops_per_sec"] = interval_flops_ / iv.seconds;
+  r["elapsed_sec"] = elapsed_;
+  r["eta_sec"] = eta;
+  r["epoch"] = double(position_) / double(dataset_->size());
+  r["skipped_steps"] = runner_->skipped_steps();
+  r["data_wait_sec"] = loader_->wait_seconds();
+  if (price_ > 0) {
+    r["cost_usd"] = cost_so_far();
+    r["projected_cost_usd"] = cost_so_far() + price_ * eta / 3600.0;
+  }
+  log(r);
+  result_.last_log = r;
+  interval_flops_ = 0;
+}
+
+void Pretraining::evaluate() {
+  if (!valid_) return;
+  const EvalResult er = evaluate_mlm(*model_, *valid_, eval_options_, &coll_);
+  model_->train();
+  nlohmann::json r = {{"step", step_},
+                      {"eval_loss", num(er.loss)},
+                      {"eval_perplexity", num(er.perplexity)},
+                      {"eval_accuracy", num(er.accuracy)},
+                      {"eval_sequences", er.sequences},
+                      {"eval_masked_tokens", er.masked},
+                      {"eval_seconds", er.seconds}};
+  log(r);
+  result_.last_eval = r;
+}
+
+void Pretraining::log(const nlohmann::json& record) {
+  if (!main_) return;
+  metrics_->write(record);
+  if (hooks_.on_log) hooks_.on_log(record);
+}
+
+// trainer_state.json: what --resume needs to continue exactly (docs/training.md, "Checkpoint format").
+nlohmann::json Pretraining::trainer_state() const {
+  nlohmann::json s;
+  s["data_position"] = position_;
+  s["global_batch"] = global_batch_;
+  s["world_size"] = world_;
+  s["elapsed_sec"] = elapsed_;
+  s["cost_usd"] = cost_so_far();
+  s["skipped_steps"] = runner_->skipped_steps();
+  s["consecutive_nonfinite_steps"] = runner_->consecutive_bad_steps();
+  s["learning_rate"] = schedule_.at(step_);
+  s["schedule"] = {{"kind", o_.lr_scheduler},
+                   {"peak", o_.learning_rate},
+                   {"warmup_steps", o_.warmup_steps},
+                   {"max_steps", o_.max_steps}};
+  s["rng"] = {{"init_seed", o_.seed},
+              {"sampler", "permutation(seed, epoch) at data_position"},
+              {"masking", "mask_tokens(seed, epoch, sample_index)"},
+              {"dropout", "generator re-seeded with hash(seed, step, rank, micro_step) per micro-step"}};
+  s["dataset"] = dataset_fingerprint(*dataset_);
+  s["config"] = o_.to_json();
+  s["kernels"] = {{"attention", attention_kernel_},
+                  {"adamw", optimizer_->kernel_name()},
+                  {"libtorch", torch_compat::torch_version()}};
+  return s;
+}
+
+void Pretraining::save() {
+  if (step_ == last_saved_step_) return;
+  runner_->settle(step_);  // the checkpoint records the skipped-step counters and the optimizer's step count
+  if (main_) {
+    model::BertConfig config = model_->config();
+    config.architectures = {"BertForMaskedLM"};
+    last_saved_ = engine::save_checkpoint(o_.output_dir, step_, *model_, config, *optimizer_, trainer_state(),
+                                          dataset_->tokenizer_dir());
+    engine::prune_checkpoints(o_.output_dir, o_.save_total_limit, last_saved_);
+    message("saved " + last_saved_);
+  }
+  coll_.barrier();
+  last_saved_step_ = step_;
+  result_.last_checkpoint = last_saved_;
+}
+
+}  // namespace
+
+std::string format_log_line(const nlohmann::json& r, int64_t max_steps) {
+  auto d = [&](const char* k) { return r.contains(k) && r[k].is_number() ? r[k].get<double>() : 0.0; };
+  char buf[512];
+  const int64_t step = r.value("step", int64_t(0));
+  if (r.contains("eval_loss")) {
+    std::snprintf(buf, sizeof buf, "eval @ step %lld | loss %.4f | perplexity %.2f | accuracy %.4f | %lld sequences, %s",
+                  (long long)step, d("eval_loss"), d("eval_perplexity"), d("eval_accuracy"),
+                  (long long)r.value("eval_sequences", int64_t(0)), Progress::format_duration(d("eval_seconds")).c_str());
+    return buf;
+  }
+  auto human = [](double v) {
+    char b[32];
+    if (v >= 1e6) std::snprintf(b, sizeof b, "%.2fM", v / 1e6);
+    else if (v >= 1e3) std::snprintf(b, sizeof b, "%.1fk", v / 1e3);
+    else std::snprintf(b, sizeof b, "%.1f", v);
+    return std::string(b);
+  };
+  std::string line;
+  std::snprintf(buf, sizeof buf, "step %lld/%lld | loss %.4f | acc %.4f | lr %.3g | gnorm %.3f | %s tok/s | %.2f seq/s | MFU %.1f%%",
+                (long long)step, (long long)max_steps, d("loss"), d("mlm_accuracy"), d("learning_rate"), d("grad_norm"),
+                human(d("tokens_per_sec")).c_str(), d("seq_per_sec"), 100 * d("mfu"));
+  line = buf;
+  line += " | " + Progress::format_duration(d("elapsed_sec")) + " elapsed, ETA " + Progress::format_duration(d("eta_sec"));
+  if (r.contains("cost_usd")) {
+    std::snprintf(buf, sizeof buf, " | $%.2f so far, $%.2f projected", d("cost_usd"), d("projected_cost_usd"));
+    line += buf;
+  }
+  if (r.value("skipped_steps", int64_t(0)) > 0) line += " | " + std::to_string(r["skipped_steps"].get<int64_t>()) + " skipped";
+  return line;
+}
+
+TrainResult run_pretraining(const PretrainOptions& options, const TrainHooks& hooks) {
+  return Pretraining(options, hooks).run();
+}
+
+}  // namespace bertpt::mlm

@@ -1,0 +1,105 @@
+#include "mlm/pretrain_options.h"
+
+#include <set>
+#include <type_traits>
+
+#include "common/error.h"
+#include "engine/precision.h"
+
+namespace bertpt::mlm {
+
+namespace {
+
+std::string flag_of(const std::string& key) {
+  std::string f = "--" + key;
+  for (char& c : f) c = c == '_' ? '-' : c;
+  return f;
+}
+
+template <class T>
+void set_from_json(T& member, const nlohmann::json& v, const std::string& source, const std::string& key) {
+  auto wrong = [&](const char* what) {
+    return BadInput(source + ": \"" + key + "\" must be " + what + ", got " + v.dump());
+  };
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!v.is_boolean()) throw wrong("true or false");
+    member = v.get<bool>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!v.is_string()) throw wrong("a string");
+    member = v.get<std::string>();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!v.is_number_integer() && !v.is_number_unsigned()) throw wrong("an integer");
+    if (std::is_unsigned_v<T> && v.is_number_integer() && v.get<int64_t>() < 0) throw wrong("a non-negative integer");
+    member = v.get<T>();
+  } else {
+    if (!v.is_number()) throw wrong("a number");
+    member = v.get<T>();
+  }
+}
+
+}  // namespace
+
+nlohmann::json PretrainOptions::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  visit_pretrain_options(*this, [&](const char* name, const auto& member, const char*) { j[name] = member; });
+  return j;
+}
+
+void PretrainOptions::apply_json(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) throw BadInput(source + ": expected a JSON object of train options");
+  for (const auto& [raw_key, value] : j.items()) {
+    std::string key = raw_key;
+    for (char& c : key) c = c == '-' ? '_' : c;
+    bool found = false;
+    visit_pretrain_options(*this, [&](const char* name, auto& member, const char*) {
+      if (key == name) {
+        set_from_json(member, value, source, key);
+        found = true;
+      }
+    });
+    if (!found) {
+      throw BadInput(source + ": unknown train option \"" + raw_key + "\"",
+                     "keys are the flag names with '_' for '-' (see bertpt train --help)");
+    }
+  }
+}
+
+void PretrainOptions::validate() const {
+  auto need = [](bool ok, const std::string& flag, const std::string& what) {
+    if (!ok) throw BadInput(flag + " " + what);
+  };
+  need(!data.empty(), "--data", "is required (a directory written by bertpt prepare)");
+  need(!output_dir.empty(), "--output-dir", "is required (the run directory)");
+  need(learning_rate >= 0, flag_of("learning_rate"), "must be >= 0");
+  need(per_device_batch_size > 0, flag_of("per_device_batch_size"), "must be > 0");
+  need(grad_accum > 0, flag_of("grad_accum"), "must be > 0");
+  need(max_steps > 0, flag_of("max_steps"), "must be > 0");
+  need(warmup_steps >= 0, flag_of("warmup_steps"), "must be >= 0");
+  need(lr_scheduler == "linear" || lr_scheduler == "constant" || lr_scheduler == "cosine", flag_of("lr_scheduler"),
+       "must be linear, constant or cosine, not '" + lr_scheduler + "'");
+  need(weight_decay >= 0, flag_of("weight_decay"), "must be >= 0");
+  need(adam_beta1 >= 0 && adam_beta1 < 1, flag_of("adam_beta1"), "must be in [0, 1)");
+  need(adam_beta2 >= 0 && adam_beta2 < 1, flag_of("adam_beta2"), "must be in [0, 1)");
+  need(adam_epsilon > 0, flag_of("adam_epsilon"), "must be > 0");
+  need(mlm_probability > 0 && mlm_probability < 1, flag_of("mlm_probability"), "must be in (0, 1)");
+  engine::parse_precision(precision, flag_of("precision"));
+  need(device == "cpu" || device.rfind("cuda", 0) == 0, flag_of("device"), "must be cpu, cuda or cuda:N, not '" + device + "'");
+  need(threads >= 0, flag_of("threads"), "must be >= 0");
+  need(attention == "auto" || attention == "fused" || attention == "explicit", flag_of("attention"),
+       "must be auto, fused or explicit");
+  need(optim == "adamw" || optim == "adamw_torch_fused" || optim == "adamw_torch" || optim == "adamw_bertpt",
+       flag_of("optim"), "must be adamw, adamw_torch_fused, adamw_torch or adamw_bertpt, not '" + optim + "'");
+  need(logging_steps > 0, flag_of("logging_steps"), "must be > 0");
+  need(eval_steps >= 0, flag_of("eval_steps"), "must be >= 0");
+  need(eval_max_batches >= 0, flag_of("eval_max_batches"), "must be >= 0");
+  need(save_steps >= 0, flag_of("save_steps"), "must be >= 0");
+  need(save_total_limit >= 0, flag_of("save_total_limit"), "must be >= 0");
+  need(max_nan_steps > 0, flag_of("max_nan_steps"), "must be > 0");
+  need(price_per_hour >= 0, flag_of("price_per_hour"), "must be >= 0");
+  need(peak_tflops >= 0, flag_of("peak_tflops"), "must be >= 0");
+  if (!init_from.empty() && !resume.empty() && resume != "auto") {
+    throw BadInput("--init-from and --resume both given", "--resume continues a run (weights included); --init-from starts a new one");
+  }
+}
+
+}  // namespace bertpt::mlm

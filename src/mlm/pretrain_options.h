@@ -1,0 +1,109 @@
+// Every option of `bertpt train`, declared once: its default (the member initialiser), its flag
+// (--learning-rate), its key in --config / run_config.json (learning_rate) and its help text all come
+// from visit_pretrain_options() below. Defaults reproduce the Hugging Face guide's bert-base run
+// (docs/hf-compat.md, "Guide defaults"). This header does not use LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace bertpt::mlm {
+
+struct PretrainOptions {
+  // ---- what to train on, where to write
+  std::string data;                  // DATA: a directory written by `bertpt prepare`
+  std::string output_dir;            // RUN: checkpoints, metrics.jsonl, run_config.json
+  std::string model = "bert-base";   // preset name, config.json path or checkpoint dir (vocab_size from DATA)
+  std::string init_from;             // HF checkpoint dir (safetensors) to start from
+  std::string resume;                // RUN/checkpoint-STEP, or "auto" (latest complete one in RUN)
+  bool overwrite_output_dir = false; // allow a fresh run in a RUN that already has checkpoints
+
+  // ---- optimisation (the guide's values)
+  double learning_rate = 5e-5;
+  int64_t per_device_batch_size = 32;
+  int64_t grad_accum = 1;            // micro-batches per optimizer step
+  int64_t max_steps = 100000;
+  int64_t warmup_steps = 0;
+  std::string lr_scheduler = "linear";  // linear (warmup, then linear decay to 0), constant, cosine
+  double weight_decay = 0.0;
+  double adam_beta1 = 0.9;
+  double adam_beta2 = 0.999;
+  double adam_epsilon = 1e-8;
+  double max_grad_norm = 1.0;        // <= 0: no clipping
+  std::string optim = "adamw";       // engine::AdamW kernel: adamw (auto), adamw_torch_fused, adamw_torch, adamw_bertpt
+  uint64_t seed = 34;
+  double mlm_probability = 0.15;
+
+  // ---- hardware
+  std::string precision = "bf16";    // bf16 (autocast; LayerNorm/softmax/loss in fp32) or fp32
+  std::string device = "cpu";        // cpu, cuda, cuda:N
+  int threads = 0;                   // intra-op threads (0: LibTorch's default, all cores)
+  std::string attention = "auto";    // auto, fused, explicit
+
+  // ---- logging, evaluation, saving
+  int64_t logging_steps = 100;
+  int64_t eval_steps = 0;            // 0: evaluate only at the end (when DATA has a valid split)
+  int64_t eval_max_batches = 0;      // 0: the whole valid split
+  int64_t save_steps = 5000;         // 0: save only at the end
+  int64_t save_total_limit = 2;      // 0: keep all
+  int64_t max_nan_steps = 10;        // consecutive non-finite steps before giving up
+  double price_per_hour = 0;         // $ per hour of this machine: cost so far and projected
+  std::string instance;              // or: an instance of the price table (configs/prices.json)
+  double peak_tflops = 0;            // override the peak used for MFU (0: measured / known table)
+
+  nlohmann::json to_json() const;
+  // Sets the options named in `j` (keys as to_json(), dashes accepted for underscores); unknown keys
+  // and wrong types are BadInput naming `source` and the key.
+  void apply_json(const nlohmann::json& j, const std::string& source);
+  // Range and consistency checks; BadInput naming the flag.
+  void validate() const;
+};
+
+// Calls f(name, member, help) for every option, in a fixed order. `name` is the JSON key
+// (learning_rate); the flag is "--" + name with '_' -> '-'.
+template <class Options, class F>
+void visit_pretrain_options(Options& o, F&& f) {
+  f("data", o.data, "Prepared dataset directory (from bertpt prepare)");
+  f("output_dir", o.output_dir, "Run directory: checkpoints, metrics.jsonl, run_config.json");
+  f("model", o.model, "Model: a preset (bert-tiny ... bert-large), a config.json, or a checkpoint dir; vocab_size comes from the dataset");
+  f("init_from", o.init_from, "Start from this Hugging Face checkpoint directory (model.safetensors)");
+  f("resume", o.resume, "Continue from RUN/checkpoint-STEP, or 'auto' for the latest complete checkpoint in --output-dir");
+  f("overwrite_output_dir", o.overwrite_output_dir, "Start afresh in an --output-dir that already has checkpoints (they are deleted)");
+  f("learning_rate", o.learning_rate, "Peak learning rate");
+  f("per_device_batch_size", o.per_device_batch_size, "Sequences per micro-batch on each device");
+  f("grad_accum", o.grad_accum, "Micro-batches accumulated per optimizer step");
+  f("max_steps", o.max_steps, "Optimizer steps of the whole run");
+  f("warmup_steps", o.warmup_steps, "Linear warmup steps");
+  f("lr_scheduler", o.lr_scheduler, "linear (decay to 0 after warmup), constant, or cosine");
+  f("weight_decay", o.weight_decay, "Decoupled weight decay (not applied to biases and LayerNorm weights)");
+  f("adam_beta1", o.adam_beta1, "AdamW beta1");
+  f("adam_beta2", o.adam_beta2, "AdamW beta2");
+  f("adam_epsilon", o.adam_epsilon, "AdamW epsilon");
+  f("max_grad_norm", o.max_grad_norm, "Clip the global gradient norm to this (0: no clipping)");
+  f("optim", o.optim,
+    "AdamW kernel: adamw (bertpt's CPU loop on CPU, LibTorch's fused kernel on CUDA), adamw_torch_fused "
+    "(LibTorch's fused kernel; the step then never waits for the device), adamw_torch (tensor ops), adamw_bertpt");
+  f("seed", o.seed, "Seed of initialisation, sample order, masking and dropout");
+  f("mlm_probability", o.mlm_probability, "Share of tokens selected for prediction");
+  f("precision", o.precision, "bf16 (autocast, LayerNorm/softmax/loss in fp32) or fp32");
+  f("device", o.device, "cpu, cuda or cuda:N");
+  f("threads", o.threads, "CPU threads for tensor ops (0: all cores)");
+  f("attention", o.attention, "Attention kernel: auto, fused, explicit");
+  f("logging_steps", o.logging_steps, "Log (stderr + metrics.jsonl) every N steps");
+  f("eval_steps", o.eval_steps, "Evaluate on the valid split every N steps (0: only at the end)");
+  f("eval_max_batches", o.eval_max_batches, "Batches per evaluation (0: the whole valid split)");
+  f("save_steps", o.save_steps, "Save a checkpoint every N steps (0: only at the end)");
+  f("save_total_limit", o.save_total_limit, "Keep only the newest N checkpoints (0: all)");
+  f("max_nan_steps", o.max_nan_steps, "Stop after this many consecutive steps with a non-finite loss or gradient");
+  f("price_per_hour", o.price_per_hour, "Price of this machine per hour: show $ so far and projected");
+  f("instance", o.instance, "Or: an instance name of the price table (configs/prices.json)");
+  f("peak_tflops", o.peak_tflops, "Peak TFLOP/s for MFU (0: measured GEMM rate on CPU, known peak on GPU)");
+}
+
+// Global batch = per-device batch x accumulation x ranks.
+inline int64_t global_batch_size(const PretrainOptions& o, int world_size) {
+  return o.per_device_batch_size * o.grad_accum * world_size;
+}
+
+}  // namespace bertpt::mlm

@@ -1,0 +1,166 @@
+#include "tokenizer/train_from_corpus.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+#include <utility>
+
+#include "common/progress.h"
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "tokenizer/hf_files.h"
+#include "tokenizer/tokenizer.h"
+
+namespace bertpt::tokenizer {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+nlohmann::json optional_json(const auto& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+// Counts the corpus's words; throws BadInput when there are none (nothing to train on).
+WordCountResult count_corpus_words(const TrainFromCorpusOptions& options, const TrainFromCorpusProgress& progress) {
+  WordCountResult counted = count_words(options.corpus, options.counting, progress.counting);
+  if (progress.counting_done) progress.counting_done();
+  if (counted.words.empty()) {
+    throw BadInput("the corpus has no words (" + Progress::format_count(counted.corpus.documents) + " documents, " +
+                       Progress::format_count(counted.corpus.bytes) + " bytes)",
+                   "check --input, --format and --text-field");
+  }
+  return counted;
+}
+
+// Copies what the summary reports of the word count (everything but the words themselves).
+void record_counting(const WordCountResult& counted, TrainFromCorpusResult& result) {
+  result.sources = counted.sources;
+  result.corpus = counted.corpus;
+  result.pruned_words = counted.pruned_words;
+  result.pruned_occurrences = counted.pruned_occurrences;
+  result.pruned_max_count = counted.pruned_max_count;
+  result.prune_rounds = counted.prune_rounds;
+  result.threads = counted.threads;
+}
+
+void write_record(const TrainFromCorpusOptions& options, const TrainFromCorpusResult& result) {
+  const nlohmann::json record = {
+      {"bertpt_version", BERTPT_VERSION}, {"options", to_json(options)}, {"summary", to_json(result)}};
+  write_file_atomic(options.out + "/bertpt_tokenizer_train.json", record.dump(2) + "\n");
+}
+
+}  // namespace
+
+void validate(const TrainFromCorpusOptions& options) {
+  validate(options.trainer);
+  const std::vector<std::string>& specials = options.trainer.special_tokens;
+  const BertSpecialTokens roles;
+  for (const std::string* needed : {&roles.unk, &roles.cls, &roles.sep}) {
+    if (std::find(specials.begin(), specials.end(), *needed) == specials.end()) {
+      throw BadInput("--special-tokens must include " + *needed + " (a BERT tokenizer needs [UNK], [CLS] and [SEP])",
+                     "e.g. --special-tokens '[PAD],[UNK],[CLS],[SEP],[MASK]' (the default), plus your own");
+    }
+  }
+  if (options.out.empty()) throw BadInput("--out is required");
+  if (std::filesystem::exists(options.out) && !std::filesystem::is_directory(options.out)) {
+    throw BadInput("--out " + options.out + " exists and is not a directory");
+  }
+}
+
+size_t counting_threads(const TrainFromCorpusOptions& options) {
+  if (options.counting.threads > 0) return options.counting.threads;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+nlohmann::json to_json(const TrainFromCorpusOptions& options) {
+  const WordPieceTrainerOptions& t = options.trainer;
+  const NormalizerOptions& n = options.counting.normalizer;
+  nlohmann::json j;
+  j["inputs"] = options.corpus.inputs;
+  j["format"] = options.format_spelling.empty() ? text::format_name(options.corpus.format) : options.format_spelling;
+  j["doc_per"] = text::doc_per_name(options.corpus.doc_per);
+  j["text_field"] = options.corpus.text_field;
+  j["vocab_size"] = t.vocab_size;
+  j["min_frequency"] = t.min_frequency;
+  j["limit_alphabet"] = optional_json(t.limit_alphabet);
+  j["special_tokens"] = t.special_tokens;
+  j["continuing_subword_prefix"] = t.continuing_subword_prefix;
+  j["lowercase"] = n.lowercase;
+  j["strip_accents"] = optional_json(n.strip_accents);
+  j["handle_chinese_chars"] = n.handle_chinese_chars;
+  j["clean_text"] = n.clean_text;
+  j["threads"] = counting_threads(options);
+  j["max_words"] = options.counting.max_words;
+  return j;
+}
+
+nlohmann::json to_json(const TrainFromCorpusResult& r) {
+  const TrainedVocabulary& v = r.vocab;
+  nlohmann::json j;
+  j["out"] = r.out;
+  j["vocab_size"] = v.tokens.size();
+  j["requested_vocab_size"] = r.requested_vocab_size;
+  j["special_tokens"] = v.special_tokens;
+  j["alphabet"] = v.alphabet;
+  j["alphabet_dropped"] = v.alphabet_dropped;
+  j["continuation_tokens"] = v.continuation_tokens;
+  j["merges"] = v.merges;
+  j["merge_tokens"] = v.merge_tokens;
+  j["stop_reason"] = v.stop_reason;
+  j["words"] = v.words;
+  j["distinct_words"] = v.distinct_words;
+  j["pruned"] = {{"words", r.pruned_words},
+                 {"occurrences", r.pruned_occurrences},
+                 {"max_count", r.pruned_max_count},
+                 {"rounds", r.prune_rounds}};
+  j["threads"] = r.threads;
+  j["seconds"] = r.seconds;
+  j["seconds_counting"] = r.seconds_counting;
+  j["seconds_merging"] = r.seconds_merging;
+  j["seconds_saving"] = r.seconds_saving;
+  j["corpus"] = text::to_json(r.corpus);
+  j["sources"] = nlohmann::json::array();
+  for (const text::SourceStats& s : r.sources) j["sources"].push_back(text::to_json(s));
+  return j;
+}
+
+TrainFromCorpusResult train_from_corpus(const TrainFromCorpusOptions& options,
+                                        const TrainFromCorpusProgress& progress) {
+  const auto start = Clock::now();
+  validate(options);  // option errors before reading a byte of the corpus
+  const WordPieceTrainer trainer(options.trainer);
+  TrainFromCorpusResult result;
+  result.out = options.out;
+  result.requested_vocab_size = options.trainer.vocab_size;
+
+  // 1. Count words.
+  {
+    WordCountResult counted = count_corpus_words(options, progress);
+    record_counting(counted, result);
+    const auto counted_at = Clock::now();
+    result.seconds_counting = seconds_between(start, counted_at);
+
+    // 2. Learn the vocabulary (the word table is freed when it is done).
+    result.vocab = trainer.train(counted.words, progress.merging);
+    if (progress.merging_done) progress.merging_done();
+    result.seconds_merging = seconds_between(counted_at, Clock::now());
+  }
+
+  // 3. Save.
+  const auto saving_at = Clock::now();
+  save_bert_tokenizer(options.out, result.vocab.tokens, options.counting.normalizer, options.trainer.special_tokens,
+                      BertSpecialTokens{});
+  const auto saved_at = Clock::now();
+  result.seconds_saving = seconds_between(saving_at, saved_at);
+  result.seconds = seconds_between(start, saved_at);
+  write_record(options, result);
+  return result;
+}
+
+}  // namespace bertpt::tokenizer

@@ -1,0 +1,290 @@
+// `bertpt finetune` and `bertpt predict` end to end on a tiny task a model must learn perfectly:
+// the label is which animal a sentence is about. Runs on CPU in fp32 in seconds.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include <ATen/ATen.h>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "classify/label_map.h"
+#include "model/checkpoint.h"
+#include "tokenizer/hf_files.h"
+#include "classify/finetune.h"
+#include "mlm/pretrain.h"
+#include "mlm/train_test_util.h"
+
+namespace bertpt::classify {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_bertpt;
+using testing::shell_quote;
+using testing::TempDir;
+
+// n JSONL examples: "cat" sentences and "dog" sentences in alternation, each from a few templates.
+std::string animal_jsonl(int n, int offset = 0) {
+  const char* cat[] = {"the cat sat on the mat.", "a cat sat home.", "the mat and the cat.", "cat on the mat, quickly."};
+  const char* dog[] = {"the dog ran far away.", "a dog ran home.", "the dog ran quickly.", "far away ran the dog."};
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    const int k = i + offset;
+    const bool is_cat = k % 2 == 0;
+    nlohmann::json j = {{"text", is_cat ? cat[(k / 2) % 4] : dog[(k / 2) % 4]}, {"label", is_cat ? "cat" : "dog"}};
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+class FinetuneTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tokenizer = testing::write_test_tokenizer(dir);
+    vocab = int64_t(tokenizer::load_tokenizer(tokenizer).vocab_size());
+    model = testing::write_tiny_config(dir, vocab, 0.0);
+    testing::write_file(dir.file("train.jsonl"), animal_jsonl(64));
+    testing::write_file(dir.file("valid.jsonl"), animal_jsonl(16, 1));
+    testing::write_file(dir.file("test.jsonl"), animal_jsonl(16, 2));
+  }
+  FinetuneOptions options(const std::string& out) {
+    FinetuneOptions o;
+    o.model = model;
+    o.tokenizer = tokenizer;
+    o.train = dir.file("train.jsonl");
+    o.valid = dir.file("valid.jsonl");
+    o.test = dir.file("test.jsonl");
+    o.output_dir = dir.file(out);
+    o.epochs = 10;
+    o.learning_rate = 3e-3;
+    o.per_device_batch_size = 8;
+    o.max_seq_len = 32;
+    o.precision = "fp32";
+    o.threads = 1;
+    o.seed = 3;
+    return o;
+  }
+  std::string cli_args(const std::string& out) {
+    return "finetune --model " + shell_quote(model) + " --tokenizer " + shell_quote(tokenizer) + " --train " +
+           shell_quote(dir.file("train.jsonl")) + " --valid " + shell_quote(dir.file("valid.jsonl")) + " --output-dir " +
+           shell_quote(dir.file(out)) + " --epochs 2 --learning-rate 1e-3 --per-device-batch-size 8 --max-seq-len 32"
+           " --precision fp32 --threads 1 --quiet";
+  }
+  TempDir dir;
+  std::string tokenizer, model;
+  int64_t vocab = 0;
+};
+
+TEST_F(FinetuneTest, LearnsASeparableTaskAndWritesAHuggingFaceClassifier) {
+  FinetuneResult r = run_finetune(options("run"));
+  const auto& rep = r.report;
+  EXPECT_GE(rep["valid_accuracy"].get<double>(), 0.999) << rep.dump(2);
+  EXPECT_GE(rep["test_accuracy"].get<double>(), 0.999) << rep.dump(2);
+  EXPECT_DOUBLE_EQ(rep["test_majority_accuracy"].get<double>(), 0.5);
+  EXPECT_EQ(rep["epochs"].size(), 10u);
+  EXPECT_EQ(rep["steps"].get<int64_t>(), 10 * 8);
+  // The epochs' loss goes down.
+  EXPECT_LT(rep["epochs"].back()["train_loss"].get<double>(), rep["epochs"].front()["train_loss"].get<double>());
+
+  // best/ is a transformers BertForSequenceClassification directory with its label map and tokenizer.
+  auto config = nlohmann::json::parse(read_file(r.best_dir + "/config.json"));
+  EXPECT_EQ(config["architectures"], nlohmann::json::array({"BertForSequenceClassification"}));
+  EXPECT_EQ(config["id2label"], nlohmann::json({{"0", "cat"}, {"1", "dog"}}));
+  EXPECT_EQ(config["label2id"], nlohmann::json({{"cat", 0}, {"dog", 1}}));
+  EXPECT_TRUE(fs::exists(r.best_dir + "/tokenizer.json"));
+  classify::LabelMap labels = classify::LabelMap::from_config(config, "config.json");
+  EXPECT_EQ(labels.labels(), (std::vector<std::string>{"cat", "dog"}));
+  model::LoadReport report;
+  model::load_sequence_classifier(r.best_dir, 2, nullptr, &report);
+  EXPECT_TRUE(report.missing.empty());
+  EXPECT_TRUE(report.unexpected.empty());
+
+  // metrics.jsonl: step records and one evaluation per epoch.
+  std::istringstream lines(read_file(dir.file("run/metrics.jsonl")));
+  std::string line;
+  int evals = 0;
+  while (std::getline(lines, line)) evals += nlohmann::json::parse(line).contains("valid_accuracy") ? 1 : 0;
+  EXPECT_EQ(evals, 10);
+}
+
+TEST_F(FinetuneTest, StartsFromAPreTrainedCheckpointAndItsTokenizer) {
+  // A pre-trained MLM checkpoint (config, weights, trainer state and tokenizer in one directory).
+  const std::string data = testing::make_dataset(dir, testing::structured_documents(60));
+  mlm::PretrainOptions t = testing::tiny_options(data, model, dir.file("pretrain"));
+  t.max_steps = 2;
+  const std::string checkpoint = mlm::run_pretraining(t).last_checkpoint;
+  ASSERT_FALSE(checkpoint.empty());
+  FinetuneOptions o = options("from-checkpoint");
+  o.model = checkpoint;
+  o.tokenizer.clear();  // the checkpoint's own
+  o.epochs = 1;
+  FinetuneResult r = run_finetune(o);
+  EXPECT_EQ(r.report["tokenizer"], checkpoint);
+  // best/ is a classifier with the tokenizer, and nothing of the MLM checkpoint's training state.
+  auto config = nlohmann::json::parse(read_file(r.best_dir + "/config.json"));
+  EXPECT_EQ(config["architectures"], nlohmann::json::array({"BertForSequenceClassification"}));
+  EXPECT_TRUE(fs::exists(r.best_dir + "/vocab.txt"));
+  EXPECT_FALSE(fs::exists(r.best_dir + "/optimizer.safetensors"));
+  EXPECT_FALSE(fs::exists(r.best_dir + "/trainer_state.json"));
+  model::LoadReport report;
+  model::load_sequence_classifier(r.best_dir, 2, nullptr, &report);
+  EXPECT_TRUE(report.missing.empty());
+  // The encoder came from the checkpoint: a fresh init from the same seed would not match its
+  // position embeddings (fine-tuning moves them only a little in one epoch of 8 steps).
+  auto pre = model::load_pretrained(checkpoint);
+  auto ft = model::load_sequence_classifier(r.best_dir, 2);
+  const at::Tensor a = pre->bert->embeddings->position_embeddings, b = ft->bert->embeddings->position_embeddings;
+  EXPECT_LT((a - b).abs().max().item<double>(), 0.05);
+}
+
+TEST_F(FinetuneTest, PredictReproducesTheReportAndWritesProbabilities) {
+  FinetuneResult r = run_finetune(options("run"));
+  auto p = run_bertpt("predict --model " + shell_quote(r.best_dir) + " --input " + shell_quote(dir.file("test.jsonl")) +
+                      " --output " + shell_quote(dir.file("pred.jsonl")) + " --threads 1 --json --quiet");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto summary = nlohmann::json::parse(p.out);
+  EXPECT_EQ(summary["examples"].get<int64_t>(), 16);
+  EXPECT_DOUBLE_EQ(summary["metrics"]["accuracy"].get<double>(), r.report["test_accuracy"].get<double>());
+  std::istringstream lines(read_file(dir.file("pred.jsonl")));
+  std::istringstream gold(animal_jsonl(16, 2));
+  std::string line, g;
+  int n = 0;
+  while (std::getline(lines, line) && std::getline(gold, g)) {
+    auto j = nlohmann::json::parse(line);
+    const double pc = j["probabilities"]["cat"].get<double>(), pd = j["probabilities"]["dog"].get<double>();
+    EXPECT_NEAR(pc + pd, 1.0, 1e-5);
+    EXPECT_EQ(j["label"], pc > pd ? "cat" : "dog");
+    EXPECT_DOUBLE_EQ(j["score"].get<double>(), std::max(pc, pd));
+    EXPECT_EQ(j["label"], nlohmann::json::parse(g)["label"]);
+    ++n;
+  }
+  EXPECT_EQ(n, 16);
+}
+
+TEST_F(FinetuneTest, SameSeedSameModelAndTwoRanksEqualOneRank) {
+  // 64 examples, global batch 8 either way: 1 rank x 8 or 2 ranks x 4 see the same batches.
+  auto one = run_bertpt(cli_args("one") + " --seed 5");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  auto again = run_bertpt(cli_args("again") + " --seed 5");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  auto two = run_bertpt(cli_args("two") + " --seed 5 --per-device-batch-size 4 --nproc-per-node 2");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  auto params = [&](const std::string& run) {
+    auto m = model::load_sequence_classifier(dir.file(run + "/best"), 2);
+    std::map<std::string, at::Tensor> p;
+    for (const auto& item : m->named_parameters()) p[item.key()] = item.value().detach().clone();
+    return p;
+  };
+  auto a = params("one"), b = params("again"), c = params("two");
+  for (const auto& [name, t] : a) {
+    EXPECT_TRUE(at::equal(t, b.at(name))) << name << ": the same seed must give the same model";
+    // A key bias adds the same q·b to every score of a softmax row, so its true gradient is 0 and
+    // what it receives is rounding noise, which Adam scales up to full-size steps of either sign:
+    // its values are noise in any run and cannot be compared across batch splits.
+    if (name.find("attention.self.key.bias") != std::string::npos) continue;
+    const double scale = t.abs().max().item<double>() + 1e-12;
+    EXPECT_LT((t - c.at(name)).abs().max().item<double>() / scale, 1e-4) << name << ": 2 ranks x 4 != 1 rank x 8";
+  }
+}
+
+TEST_F(FinetuneTest, BadInputsExitOneWithAClearMessage) {
+  auto expect_error = [&](const std::string& args, const std::string& needle) {
+    auto r = run_bertpt(args);
+    EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
+  };
+  // A label in valid that train never had.
+  testing::write_file(dir.file("bad-valid.jsonl"), animal_jsonl(4) + "{\"text\": \"the cat\", \"label\": \"bird\"}\n");
+  expect_error(cli_args("x") + " --valid " + shell_quote(dir.file("bad-valid.jsonl")), "bird");
+  // One class only.
+  testing::write_file(dir.file("one-class.jsonl"), "{\"text\": \"a\", \"label\": \"cat\"}\n{\"text\": \"b\", \"label\": \"cat\"}\n");
+  expect_error(cli_args("x") + " --train " + shell_quote(dir.file("one-class.jsonl")), "cat");
+  // Missing field.
+  expect_error(cli_args("x") + " --label-field topic", "topic");
+  // Empty split.
+  testing::write_file(dir.file("empty.jsonl"), "");
+  expect_error(cli_args("x") + " --train " + shell_quote(dir.file("empty.jsonl")), "empty.jsonl");
+  // A model directory without a tokenizer.
+  fs::create_directories(dir.file("no-tok"));
+  expect_error("finetune --model " + shell_quote(dir.file("no-tok")) + " --train " + shell_quote(dir.file("train.jsonl")) +
+                   " --output-dir " + shell_quote(dir.file("x")),
+               "tokenizer");
+  // A preset (random init) needs --tokenizer.
+  expect_error("finetune --model bert-tiny --train " + shell_quote(dir.file("train.jsonl")) + " --output-dir " +
+                   shell_quote(dir.file("x")),
+               "--tokenizer");
+  // predict on a model that is not a classifier.
+  expect_error("predict --model " + shell_quote(dir.file("no-tok")) + " --input " + shell_quote(dir.file("train.jsonl")),
+               "model.safetensors");
+}
+
+TEST_F(FinetuneTest, NonFiniteStepsAreSkippedThenStop) {
+  // The engine's non-finite policy, as in pre-training: a poisoned step is skipped and counted...
+  FinetuneOptions o = options("nan");
+  o.epochs = 2;
+  FinetuneHooks once;
+  once.inject_nonfinite = [](int64_t step) { return step == 2; };
+  FinetuneResult r = run_finetune(o, once);
+  EXPECT_EQ(r.report["skipped_steps"].get<int64_t>(), 1);
+  EXPECT_EQ(r.report["steps"].get<int64_t>(), 16);  // 2 epochs x 64 / 8
+  for (const auto& e : r.report["epochs"]) EXPECT_TRUE(std::isfinite(e["train_loss"].get<double>())) << e.dump();
+  // ... and max_nan_steps of them in a row stop the run with a one-line error and a hint.
+  o.output_dir = dir.file("nan2");
+  o.max_nan_steps = 3;
+  FinetuneHooks always;
+  always.inject_nonfinite = [](int64_t step) { return step >= 1; };
+  try {
+    run_finetune(o, always);
+    FAIL() << "no error after 3 non-finite steps";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("not finite for 3 steps in a row (up to step 4)"), std::string::npos)
+        << e.what();
+    EXPECT_NE(e.hint().find("--learning-rate"), std::string::npos) << e.hint();
+  }
+  EXPECT_FALSE(fs::exists(dir.file("nan2/results.json"))) << "a failed run must not look complete";
+}
+
+TEST_F(FinetuneTest, OutOfMemoryIsOneLineWithTheBatchSizeHint) {
+  // A real LibTorch allocation failure inside the forward pass (the CPU allocator refuses 2^50
+  // bytes), translated by the engine as for pre-training.
+  FinetuneHooks huge;
+  huge.during_forward = [](int64_t step) {
+    if (step == 1) at::empty({int64_t(1) << 48}, at::kFloat);
+  };
+  try {
+    run_finetune(options("oom"), huge);
+    FAIL() << "no error for an impossible allocation";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("out of memory at --per-device-batch-size 8 on cpu"), std::string::npos)
+        << e.what();
+    EXPECT_NE(e.hint().find("--grad-accum"), std::string::npos) << e.hint();
+  }
+  EXPECT_FALSE(fs::exists(dir.file("oom/results.json")));
+}
+
+TEST_F(FinetuneTest, GradientAccumulationEqualsTheWholeBatch) {
+  // 8 examples per step either way: 8 x 1 or 4 x 2 accumulated (dropout 0: the same gradients).
+  FinetuneOptions whole = options("whole");
+  whole.epochs = 2;
+  FinetuneOptions accumulated = whole;
+  accumulated.output_dir = dir.file("accumulated");
+  accumulated.per_device_batch_size = 4;
+  accumulated.grad_accum = 2;
+  FinetuneResult a = run_finetune(whole), b = run_finetune(accumulated);
+  EXPECT_EQ(a.report["global_batch"], b.report["global_batch"]);
+  EXPECT_EQ(a.report["steps"], b.report["steps"]);
+  auto pa = model::load_sequence_classifier(dir.file("whole/best"), 2)->named_parameters();
+  auto pb = model::load_sequence_classifier(dir.file("accumulated/best"), 2)->named_parameters();
+  for (const auto& item : pa) {
+    if (item.key().find("attention.self.key.bias") != std::string::npos) continue;  // see SameSeedSameModel...
+    const at::Tensor& t = item.value();
+    const double scale = t.abs().max().item<double>() + 1e-12;
+    EXPECT_LT((t - pb[item.key()]).abs().max().item<double>() / scale, 1e-4) << item.key();
+  }
+}
+
+}  // namespace
+}  // namespace bertpt::classify

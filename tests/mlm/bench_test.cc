@@ -1,0 +1,77 @@
+// bertpt bench: its numbers must be consistent with each other and usable by bertpt cost.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/test_util.h"
+#include "mlm/train_test_util.h"
+
+namespace bertpt {
+namespace {
+
+using testing::run_bertpt;
+using testing::shell_quote;
+using testing::TempDir;
+
+TEST(Bench, SweepRowsAreConsistentAndFeedCost) {
+  TempDir d;
+  std::string model = testing::write_tiny_config(d, 120, 0.1);
+  auto r = run_bertpt("bench --json --model " + shell_quote(model) +
+                      " --seq-len 16,32 --per-device-batch-size 2,4 --steps 2 --warmup-steps 1 --precision fp32"
+                      " --threads 1 --peak-tflops 0.5 --out " + shell_quote(d.file("bench.json")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 4u);
+  EXPECT_DOUBLE_EQ(j["peak_flops"].get<double>(), 0.5e12);
+  EXPECT_NE(j["flop_formula"].get<std::string>().find("masked"), std::string::npos);
+  double best = 0;
+  for (const auto& row : j["rows"]) {
+    ASSERT_FALSE(row["out_of_memory"].get<bool>());
+    const double seq = row["seq_per_sec"], tok = row["tokens_per_sec"], L = row["seq_len"], B = row["batch"];
+    EXPECT_NEAR(tok, seq * L, 1e-6 * tok);
+    EXPECT_NEAR(seq, B / row["step_median_sec"].get<double>(), 1e-9 * seq);
+    EXPECT_NEAR(row["mfu"].get<double>(), row["flops_per_sec"].get<double>() / 0.5e12, 1e-12);
+    EXPECT_LE(row["step_min_sec"].get<double>(), row["step_median_sec"].get<double>());
+    EXPECT_LE(row["step_median_sec"].get<double>(), row["step_max_sec"].get<double>());
+    EXPECT_GT(row["masked_per_step"].get<double>(), 0);
+    best = std::max(best, tok);
+  }
+  EXPECT_DOUBLE_EQ(j["tokens_per_sec"].get<double>(), best) << "the top level names the fastest row";
+  // The file feeds the cost model at the same sequence length.
+  auto cost = run_bertpt("cost --json --bench " + shell_quote(d.file("bench.json")) + " --seq-len " +
+                         std::to_string(j["seq_len"].get<int>()) + " --steps 1000 --global-batch 8 --price-per-hour 2");
+  ASSERT_EQ(cost.exit_code, 0) << cost.err;
+  auto c = nlohmann::json::parse(cost.out);
+  EXPECT_NEAR(c["rows"][0]["hours"].get<double>(), 1000.0 * 8 / j["seq_per_sec"].get<double>() / 3600, 1e-9);
+}
+
+TEST(Bench, TwoRanksReportTheWholeJob) {
+  TempDir d;
+  std::string model = testing::write_tiny_config(d, 120, 0.1);
+  auto r = run_bertpt("bench --json --model " + shell_quote(model) +
+                      " --seq-len 16 --per-device-batch-size 4 --steps 2 --warmup-steps 1 --precision fp32"
+                      " --threads 1 --peak-tflops 0.5 --nproc-per-node 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);  // one JSON line: only rank 0 reports
+  EXPECT_EQ(j["world_size"].get<int>(), 2);
+  EXPECT_DOUBLE_EQ(j["peak_flops"].get<double>(), 2 * 0.5e12) << "the peak of both ranks";
+  ASSERT_EQ(j["rows"].size(), 1u);
+  const auto& row = j["rows"][0];
+  // Throughput of the global batch (2 ranks x 4) at the slowest rank's step time.
+  EXPECT_NEAR(row["seq_per_sec"].get<double>(), 8 / row["step_median_sec"].get<double>(), 1e-9 * 8);
+  EXPECT_NEAR(row["mfu"].get<double>(), row["flops_per_sec"].get<double>() / 1e12, 1e-12);
+}
+
+TEST(Bench, BadOptionsAreClearErrors) {
+  TempDir d;
+  std::string model = testing::write_tiny_config(d, 120, 0.1);
+  auto r = run_bertpt("bench --model " + shell_quote(model) + " --seq-len 1000");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("max_position_embeddings"), std::string::npos) << r.err;
+  auto l = run_bertpt("bench --model " + shell_quote(model) + " --per-device-batch-size 8,x");
+  EXPECT_EQ(l.exit_code, 1);
+  EXPECT_NE(l.err.find("'x'"), std::string::npos) << l.err;
+}
+
+}  // namespace
+}  // namespace bertpt

@@ -1,0 +1,183 @@
+// The model commands through the bertpt binary: errors exit 1 with a clear message, SIGINT saves and
+// exits 0, eval is repeatable, fill-mask and plot work on a trained checkpoint.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "data/dataset.h"
+#include "mlm/train_test_util.h"
+
+namespace bertpt::mlm {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_bertpt;
+using testing::shell_quote;
+using testing::TempDir;
+
+class TrainCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    data = testing::make_dataset(dir, testing::structured_documents(150));
+    vocab = int64_t(data::Dataset(data, "train").vocab_size());
+    model = testing::write_tiny_config(dir, vocab, 0.1);
+  }
+  std::string base_args(const std::string& out) {
+    return "train --data " + shell_quote(data) + " --model " + shell_quote(model) + " --output-dir " + shell_quote(out) +
+           " --precision fp32 --threads 1 --per-device-batch-size 8 --learning-rate 1e-3 --peak-tflops 1";
+  }
+  TempDir dir;
+  std::string data, model;
+  int64_t vocab = 0;
+};
+
+TEST_F(TrainCliTest, BadInputsExitOneWithAClearMessage) {
+  const std::string wrong = testing::write_tiny_config(dir, vocab + 7, 0.1, "wrong.json");
+  auto r = run_bertpt("train --data " + shell_quote(data) + " --model " + shell_quote(wrong) + " --output-dir " +
+                      shell_quote(dir.file("x")) + " --max-steps 1");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("vocabulary mismatch"), std::string::npos) << r.err;
+
+  r = run_bertpt("train --data " + shell_quote(dir.file("nope")) + " --output-dir " + shell_quote(dir.file("x")));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+
+  r = run_bertpt(base_args(dir.file("x")) + " --resume " + shell_quote(dir.file("x/checkpoint-9")));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("checkpoint"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+
+  r = run_bertpt(base_args(dir.file("x")) + " --no-such-flag 3");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+
+  // No GPU in this machine (CI): a CPU-only or a CUDA build refuses --device cuda in one line + hint,
+  // naming which of the two it is.
+  r = run_bertpt(base_args(dir.file("x")) + " --device cuda");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.err.find("CPU-only LibTorch") != std::string::npos ||
+              r.err.find("no CUDA device is visible") != std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Exception raised"), std::string::npos) << r.err;
+  EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+
+  // seq_len above max_position_embeddings.
+  testing::write_file(dir.file("short.json"), "{\"vocab_size\": " + std::to_string(vocab) +
+                                                  ", \"hidden_size\": 32, \"num_hidden_layers\": 1, \"num_attention_heads\": 2,"
+                                                  " \"intermediate_size\": 64, \"max_position_embeddings\": 16}");
+  r = run_bertpt("train --data " + shell_quote(data) + " --model " + shell_quote(dir.file("short.json")) + " --output-dir " +
+                 shell_quote(dir.file("x")));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("max_position_embeddings"), std::string::npos) << r.err;
+
+  // --init-from a directory with only pytorch_model.bin.
+  fs::create_directories(dir.file("pt"));
+  testing::write_file(dir.file("pt/pytorch_model.bin"), "x");
+  r = run_bertpt(base_args(dir.file("x")) + " --init-from " + shell_quote(dir.file("pt")));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("pytorch_model.bin"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("out of scope"), std::string::npos) << r.err;
+
+  // --config with an unknown key.
+  testing::write_file(dir.file("run.json"), "{\"learning_rate\": 0.001, \"warmup\": 3}");
+  r = run_bertpt(base_args(dir.file("x")) + " --config " + shell_quote(dir.file("run.json")));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("unknown train option \"warmup\""), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("x/checkpoint-1")));
+}
+
+TEST_F(TrainCliTest, ConfigFileAndFlagsThenEvalFillMaskPlot) {
+  const std::string out = dir.file("run");
+  testing::write_file(dir.file("run.json"), "{\"max_steps\": 4, \"learning_rate\": 0.5, \"logging-steps\": 2}");
+  // Flags win over the file: the effective learning rate is 1e-3.
+  auto r = run_bertpt(base_args(out) + " --config " + shell_quote(dir.file("run.json")) + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["final_step"], 4);
+  auto cfg = nlohmann::json::parse(testing::slurp(out + "/run_config.json"));
+  EXPECT_EQ(cfg["max_steps"], 4);
+  EXPECT_EQ(cfg["learning_rate"], 1e-3);
+  EXPECT_EQ(cfg["logging_steps"], 2);
+  // metrics.jsonl: logged steps with the documented fields.
+  std::string metrics = testing::slurp(out + "/metrics.jsonl");
+  auto first = nlohmann::json::parse(metrics.substr(0, metrics.find('\n')));
+  EXPECT_EQ(first["step"], 2);
+  for (const char* k : {"loss", "mlm_accuracy", "learning_rate", "grad_norm", "tokens_per_sec", "seq_per_sec", "mfu",
+                        "elapsed_sec"}) {
+    EXPECT_TRUE(first.contains(k)) << k;
+  }
+  EXPECT_NE(metrics.find("eval_perplexity"), std::string::npos);
+
+  const std::string ck = out + "/checkpoint-4";
+  auto e1 = run_bertpt("eval --model " + shell_quote(ck) + " --data " + shell_quote(data) + " --json --threads 1");
+  auto e2 = run_bertpt("eval --model " + shell_quote(ck) + " --data " + shell_quote(data) + " --json --batch-size 5");
+  ASSERT_EQ(e1.exit_code, 0) << e1.err;
+  ASSERT_EQ(e2.exit_code, 0) << e2.err;
+  auto j1 = nlohmann::json::parse(e1.out), j2 = nlohmann::json::parse(e2.out);
+  EXPECT_NEAR(j1["eval_loss"].get<double>(), j2["eval_loss"].get<double>(), 1e-5);
+  EXPECT_EQ(j1["eval_accuracy"], j2["eval_accuracy"]);
+  EXPECT_GT(j1["eval_perplexity"].get<double>(), 1.0);
+
+  auto f = run_bertpt("fill-mask --model " + shell_quote(ck) + " --top-k 3 --json 'the cat sat on the [MASK].'");
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  auto fj = nlohmann::json::parse(f.out);
+  const auto& preds = fj["results"][0]["masks"][0]["predictions"];
+  ASSERT_EQ(preds.size(), 3u);
+  double total = 0;
+  for (const auto& p : preds) {
+    total += p["score"].get<double>();
+    EXPECT_TRUE(p.contains("token_str"));
+    EXPECT_EQ(p["sequence"].get<std::string>().rfind("the cat sat on the", 0), 0u) << p.dump();
+  }
+  EXPECT_GT(preds[0]["score"].get<double>(), preds[2]["score"].get<double>() - 1e-12);
+  EXPECT_LE(total, 1.0 + 1e-6);
+  // Several texts, one that CLI11 would read as a "[a,b]" list, and the pipeline's multi-mask form:
+  // with more than one [MASK] the sequence keeps the special tokens.
+  auto multi = run_bertpt("fill-mask --model " + shell_quote(ck) + " --json '[MASK] sat, [MASK]' 'the [MASK].'");
+  ASSERT_EQ(multi.exit_code, 0) << multi.err;
+  auto mj = nlohmann::json::parse(multi.out);
+  ASSERT_EQ(mj["results"].size(), 2u);
+  EXPECT_EQ(mj["results"][0]["text"], "[MASK] sat, [MASK]");
+  ASSERT_EQ(mj["results"][0]["masks"].size(), 2u);
+  EXPECT_EQ(mj["results"][0]["masks"][0]["predictions"][0]["sequence"].get<std::string>().rfind("[CLS] ", 0), 0u);
+  EXPECT_EQ(mj["results"][1]["masks"][0]["predictions"][0]["sequence"].get<std::string>().find("[CLS]"),
+            std::string::npos);
+  auto unknown = run_bertpt("fill-mask --model " + shell_quote(ck) + " --bogus 'the [MASK].'");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("unknown option --bogus"), std::string::npos) << unknown.err;
+  auto nomask = run_bertpt("fill-mask --model " + shell_quote(ck) + " 'no mask here'");
+  EXPECT_EQ(nomask.exit_code, 1);
+  EXPECT_NE(nomask.err.find("[MASK]"), std::string::npos) << nomask.err;
+
+  auto p = run_bertpt("plot " + shell_quote(out) + " --json");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  std::string svg = testing::slurp(out + "/curves.svg");
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("polyline"), std::string::npos);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+TEST_F(TrainCliTest, SigintSavesACheckpointAndExitsZero) {
+  const std::string out = dir.file("sig");
+  // Start a long run, wait until it has logged a step, interrupt it.
+  const std::string cmd = shell_quote(testing::bertpt_bin()) + " " + base_args(out) +
+                          " --max-steps 100000 --logging-steps 1 --save-steps 0 --quiet & pid=$!; "
+                          "for i in $(seq 1 600); do [ -s " + shell_quote(out + "/metrics.jsonl") +
+                          " ] && break; sleep 0.05; done; kill -INT $pid; wait $pid; echo rc=$?";
+  auto r = testing::run_shell(cmd);
+  EXPECT_NE(r.out.find("rc=0"), std::string::npos) << r.out << r.err;
+  bool found = false;
+  for (const auto& e : fs::directory_iterator(out)) {
+    if (e.path().filename().string().rfind("checkpoint-", 0) == 0) {
+      found = true;
+      EXPECT_TRUE(fs::exists(e.path() / "DONE")) << e.path();
+    }
+  }
+  EXPECT_TRUE(found) << "no checkpoint after SIGINT";
+  // And it resumes.
+  auto r2 = run_bertpt(base_args(out) + " --resume auto --max-steps 1 --json");
+  EXPECT_EQ(r2.exit_code, 0) << r2.err;
+}
+
+}  // namespace
+}  // namespace bertpt::mlm
