@@ -2,7 +2,8 @@
 // same process (this machine is shared and noisy: compare ratios, take medians).
 //
 //   model_bench [--model bert-base] [--batch 16] [--seq 128] [--precision bf16|fp32]
-//               [--steps 5] [--warmup 1] [--threads N (default: all available CPUs)] [--head sparse|dense] [--optimizer]
+//               [--steps 5] [--warmup 1] [--threads N (default: all available CPUs)] [--head sparse|dense]
+//               [--optimizer]
 //               [--attention auto|fused|explicit] [--no-dropout] [--json] [--profile trace.json]
 //
 // Model FLOPs follow docs/training.md ("MFU"): 6 · N_matmul · tokens + 12 · L · H · S · tokens, where the
@@ -14,13 +15,13 @@
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/optim/adamw.h>
 
+#include <sys/resource.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <sys/resource.h>
 #include <string>
 #include <vector>
 
@@ -120,14 +121,15 @@ int main(int argc, char** argv) {
   if (optimizer) opt = std::make_unique<torch::optim::AdamW>(net->parameters(), torch::optim::AdamWOptions(5e-5));
 
   // Random tokens, 15% of positions predicted (the masking itself is not what we time).
-  at::Tensor ids = at::randint(5, config.vocab_size, {batch, seq}, at::kLong);      // [B, T]
-  at::Tensor pick = at::rand({batch, seq}).lt(0.15);                                 // [B, T]
-  at::Tensor labels = at::where(pick, ids, at::full_like(ids, -100));                // [B, T]
+  at::Tensor ids = at::randint(5, config.vocab_size, {batch, seq}, at::kLong);  // [B, T]
+  at::Tensor pick = at::rand({batch, seq}).lt(0.15);                            // [B, T]
+  at::Tensor labels = at::where(pick, ids, at::full_like(ids, -100));           // [B, T]
 
   // GEMM rate: the shape of BERT's FFN GEMM at this batch ([B·T, H] x [H, I]).
   const int64_t N = batch * seq;
   Timing gemm_bf16 = gemm_gflops(at::kBFloat16, N, config.hidden_size, config.intermediate_size, 5);
-  Timing gemm_fp32 = gemm_gflops(at::kFloat, std::min<int64_t>(N, 512), config.hidden_size, config.intermediate_size, 3);
+  Timing gemm_fp32 = gemm_gflops(at::kFloat, std::min<int64_t>(N, 512), config.hidden_size, config.intermediate_size,
+                                 3);
 
   if (!profile.empty()) {
     // One extra step under LibTorch's profiler (chrome trace), after two warm-up steps (the first
@@ -191,7 +193,8 @@ int main(int argc, char** argv) {
         "{\"model\":\"%s\",\"precision\":\"%s\",\"batch\":%lld,\"seq\":%lld,\"threads\":%d,\"head\":\"%s\","
         "\"step_sec\":%.4f,\"step_cpu_sec\":%.4f,\"forward_sec\":%.4f,\"tokens_per_sec\":%.1f,"
         "\"model_gflop_per_step\":%.2f,\"model_gflops\":%.1f,\"model_gflops_cpu\":%.1f,\"dense_equiv_gflops\":%.1f,"
-        "\"gemm_bf16_gflops\":%.1f,\"gemm_bf16_gflops_cpu\":%.1f,\"gemm_fp32_gflops\":%.1f,\"gemm_fp32_gflops_cpu\":%.1f,"
+        "\"gemm_bf16_gflops\":%.1f,\"gemm_bf16_gflops_cpu\":%.1f,\"gemm_fp32_gflops\":%.1f,\"gemm_fp32_gflops_cpu\":%."
+        "1f,"
         "\"ratio_to_gemm\":%.3f,\"ratio_to_gemm_cpu\":%.3f,\"torch\":\"%s\"}\n",
         model_name.c_str(), precision.c_str(), (long long)batch, (long long)seq, at::get_num_threads(), head.c_str(), t,
         t_cpu, t_fwd, tokens / t, flops / 1e9, model_gflops, model_gflops_cpu, flops_dense / t / 1e9, gemm_bf16.wall,

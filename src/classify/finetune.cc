@@ -11,24 +11,24 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
+#include "classify/classify.h"
+#include "classify/encode.h"
+#include "classify/label_map.h"
+#include "classify/metrics.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/hash.h"
 #include "common/jsonl_log.h"
-#include "classify/encode.h"
-#include "classify/label_map.h"
-#include "classify/metrics.h"
+#include "engine/adamw.h"
+#include "engine/collectives.h"
+#include "engine/device.h"
+#include "engine/lr_schedule.h"
+#include "engine/precision.h"
+#include "engine/step_runner.h"
 #include "model/bert.h"
 #include "model/checkpoint.h"
 #include "model/torch_compat.h"
 #include "tokenizer/hf_files.h"
-#include "engine/adamw.h"
-#include "classify/classify.h"
-#include "engine/collectives.h"
-#include "engine/device.h"
-#include "engine/lr_schedule.h"
-#include "engine/step_runner.h"
-#include "engine/precision.h"
 
 namespace bertpt::classify {
 
@@ -175,11 +175,6 @@ FinetuneOptions validated(const FinetuneOptions& o) {
   return o;
 }
 
-at::Device prepare_device(const FinetuneOptions& o) {
-  engine::setup_cpu_runtime(o.threads);
-  return at::Device(engine::normalize_device(o.device));
-}
-
 // --tokenizer, else the model directory's.
 std::string resolve_tokenizer_dir(const FinetuneOptions& o) {
   if (!o.tokenizer.empty()) return o.tokenizer;
@@ -322,7 +317,7 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
       main_(coll_.is_main()),
       rank_(coll_.rank()),
       world_(coll_.world_size()),
-      device_(prepare_device(options)),
+      device_(engine::setup_runtime(options.threads, options.device)),
       bf16_(engine::is_bf16(options.precision)),
       tok_dir_(resolve_tokenizer_dir(options)),
       tok_(tokenizer::load_tokenizer(tok_dir_)),
@@ -451,8 +446,7 @@ double Finetuning::train_epoch(int64_t epoch) {
 // Micro-batch m of this rank: positions [(m·world + rank)·b, +b) of the global batch that starts at
 // `first` in the epoch's order (the same split as the MLM loader's, so ranks x accumulation ≡ one
 // process with the whole batch).
-engine::MicroForward Finetuning::classify_forward(const std::vector<size_t>& order, int64_t first,
-                                                  int64_t count) {
+engine::MicroForward Finetuning::classify_forward(const std::vector<size_t>& order, int64_t first, int64_t count) {
   return [this, &order, first, count](int64_t m) {
     const int64_t b = o_.per_device_batch_size, begin = (m * world_ + rank_) * b;
     std::vector<size_t> mine;
@@ -550,8 +544,9 @@ std::string format_finetune_log(const nlohmann::json& r) {
     return line + (r.value("best", false) && r.contains("valid_accuracy") ? " | best so far" : "");
   }
   std::snprintf(buf, sizeof buf, "step %lld/%lld | epoch %.2f | loss %.4f | lr %.3g | %.1f examples/s",
-                (long long)r.value("step", int64_t(0)), (long long)r.value("max_steps", int64_t(0)), r.value("epoch", 0.0),
-                r.value("loss", 0.0), r.value("learning_rate", 0.0), r.value("examples_per_sec", 0.0));
+                (long long)r.value("step", int64_t(0)), (long long)r.value("max_steps", int64_t(0)),
+                r.value("epoch", 0.0), r.value("loss", 0.0), r.value("learning_rate", 0.0),
+                r.value("examples_per_sec", 0.0));
   return buf;
 }
 

@@ -34,23 +34,23 @@ class Collectives;
 namespace bertpt::classify {
 
 struct FinetuneOptions {
-  std::string model;                 // checkpoint dir (bertpt or HF), or a preset for a random init
-  std::string tokenizer;             // tokenizer dir (default: the model dir)
-  std::string train, valid, test;    // labelled files (test optional)
-  classify::LabeledDataOptions data; // format, fields, header
+  std::string model;                  // checkpoint dir (bertpt or HF), or a preset for a random init
+  std::string tokenizer;              // tokenizer dir (default: the model dir)
+  std::string train, valid, test;     // labelled files (test optional)
+  classify::LabeledDataOptions data;  // format, fields, header
   std::string output_dir;
   bool overwrite_output_dir = false;
 
   int64_t epochs = 3;
   double learning_rate = 2e-5;
   int64_t per_device_batch_size = 32;
-  int64_t grad_accum = 1;            // micro-batches per optimizer step
+  int64_t grad_accum = 1;  // micro-batches per optimizer step
   int64_t max_seq_len = 128;
-  double warmup_ratio = 0.0;         // share of all steps used for linear warmup
+  double warmup_ratio = 0.0;  // share of all steps used for linear warmup
   double weight_decay = 0.01;
   double max_grad_norm = 1.0;
-  int64_t max_nan_steps = 10;        // consecutive non-finite steps before giving up
-  uint64_t seed = 42;                // head init, example order, dropout
+  int64_t max_nan_steps = 10;                // consecutive non-finite steps before giving up
+  uint64_t seed = 42;                        // head init, example order, dropout
   std::string metric_for_best = "accuracy";  // or macro_f1 (on valid)
 
   std::string precision = "bf16";
@@ -80,8 +80,8 @@ struct SplitReport {
 };
 
 struct FinetuneResult {
-  nlohmann::json report;           // results.json
-  std::vector<SplitReport> splits; // valid, test: those given
+  nlohmann::json report;            // results.json
+  std::vector<SplitReport> splits;  // valid, test: those given
   std::string best_dir;
 };
 

@@ -34,8 +34,8 @@ const char* option_of(Role role) {
 }
 
 // "FILE:LINE: no field 'label' (fields: a, b, c)", the one message for a field a record lacks.
-BadInput no_field(const std::string& where, const std::string& field, Role role,
-                  const std::vector<std::string>& fields, const char* how = "choose the field with ") {
+BadInput no_field(const std::string& where, const std::string& field, Role role, const std::vector<std::string>& fields,
+                  const char* how = "choose the field with ") {
   return BadInput(where + ": no field '" + field + "' (fields: " + name_list(fields) + ")",
                   how + std::string(option_of(role)));
 }
@@ -60,8 +60,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // Lines of a (possibly compressed) file, refusing lines LineReader would have to cut.
 class Lines {
  public:
-  explicit Lines(const std::string& path)
-      : path_(path), reader_(text::open_byte_source(path), kMaxLineBytes) {}
+  explicit Lines(const std::string& path) : path_(path), reader_(text::open_byte_source(path), kMaxLineBytes) {}
 
   bool next(std::string_view& line) {
     if (!reader_.next(line)) return false;
@@ -146,8 +145,7 @@ bool next_tsv_record(Lines& lines, std::vector<std::string>& fields, uint64_t& s
 
 // The column of an option's field: a header name, else a 0-based index (the only way without a
 // header). nullopt when neither names an existing column.
-std::optional<size_t> find_column(const std::string& field, const std::vector<std::string>& header,
-                                  size_t columns) {
+std::optional<size_t> find_column(const std::string& field, const std::vector<std::string>& header, size_t columns) {
   const auto named = std::find(header.begin(), header.end(), field);
   if (named != header.end()) return size_t(named - header.begin());
   const auto index = parse_index(field);
@@ -163,8 +161,8 @@ std::vector<std::string> column_names(const std::vector<std::string>& header, si
   return names;
 }
 
-std::vector<Example> read_delimited(const std::string& path, const LabeledDataOptions& options,
-                                    bool require_label, bool csv) {
+std::vector<Example> read_delimited(const std::string& path, const LabeledDataOptions& options, bool require_label,
+                                    bool csv) {
   Lines lines(path);
   std::vector<std::string> fields, header;
   uint64_t line = 0;
@@ -328,9 +326,9 @@ std::vector<Example> read_labeled_data(const std::string& path, const LabeledDat
   std::vector<Example> examples = format == "jsonl" ? read_jsonl(path, options, require_label)
                                                     : read_delimited(path, options, require_label, format == "csv");
   if (examples.empty()) {
-    throw BadInput(path + ": no examples (empty split)",
-                   "the file has no records" + std::string(format == "jsonl" ? "" : " after the header") +
-                       "; check the path and --format");
+    throw BadInput(path + ": no examples (empty split)", "the file has no records" +
+                                                             std::string(format == "jsonl" ? "" : " after the header") +
+                                                             "; check the path and --format");
   }
   return examples;
 }

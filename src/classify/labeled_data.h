@@ -22,7 +22,7 @@ struct LabeledDataOptions {
   std::string text_field = "text";
   std::string text_pair_field;  // empty: single-text examples
   std::string label_field = "label";
-  bool header = true;           // CSV/TSV: the first record names the columns
+  bool header = true;  // CSV/TSV: the first record names the columns
 };
 
 struct Example {

@@ -30,11 +30,15 @@ std::string pad(const std::string& s, size_t width, bool left) {
 nlohmann::json ClassificationMetrics::to_json() const {
   nlohmann::json per = nlohmann::json::array();
   for (const ClassMetrics& c : per_class) {
-    per.push_back({{"label", c.label}, {"precision", c.precision}, {"recall", c.recall}, {"f1", c.f1},
-                   {"support", c.support}, {"predicted", c.predicted}});
+    per.push_back({{"label", c.label},
+                   {"precision", c.precision},
+                   {"recall", c.recall},
+                   {"f1", c.f1},
+                   {"support", c.support},
+                   {"predicted", c.predicted}});
   }
-  return {{"examples", examples},         {"accuracy", accuracy},         {"macro_precision", macro_precision},
-          {"macro_recall", macro_recall}, {"macro_f1", macro_f1},         {"per_class", per},
+  return {{"examples", examples},         {"accuracy", accuracy}, {"macro_precision", macro_precision},
+          {"macro_recall", macro_recall}, {"macro_f1", macro_f1}, {"per_class", per},
           {"confusion", confusion}};
 }
 
@@ -44,8 +48,7 @@ double ClassificationMetrics::get(const std::string& metric) const {
   throw BadInput("unknown metric '" + metric + "'", "use accuracy or macro_f1");
 }
 
-ConfusionMatrix::ConfusionMatrix(size_t num_classes)
-    : counts_(num_classes, std::vector<int64_t>(num_classes, 0)) {}
+ConfusionMatrix::ConfusionMatrix(size_t num_classes) : counts_(num_classes, std::vector<int64_t>(num_classes, 0)) {}
 
 void ConfusionMatrix::add(int64_t gold, int64_t predicted, int64_t count) {
   const auto n = int64_t(counts_.size());
@@ -59,8 +62,8 @@ void ConfusionMatrix::add(int64_t gold, int64_t predicted, int64_t count) {
 ClassificationMetrics ConfusionMatrix::metrics(const std::vector<std::string>& labels) const {
   const size_t n = counts_.size();
   if (labels.size() != n) {
-    throw Error(Error::Kind::Internal, "ConfusionMatrix::metrics: " + std::to_string(labels.size()) +
-                                           " labels for " + std::to_string(n) + " classes");
+    throw Error(Error::Kind::Internal, "ConfusionMatrix::metrics: " + std::to_string(labels.size()) + " labels for " +
+                                           std::to_string(n) + " classes");
   }
   ClassificationMetrics m;
   m.confusion = counts_;
@@ -96,9 +99,9 @@ ClassificationMetrics ConfusionMatrix::metrics(const std::vector<std::string>& l
 }
 
 std::string format_metrics_table(const ClassificationMetrics& m) {
-  std::string out = "examples " + std::to_string(m.examples) + "  accuracy " + fixed(m.accuracy, 4) +
-                    "  macro-F1 " + fixed(m.macro_f1, 4) + "  (macro precision " + fixed(m.macro_precision, 4) +
-                    ", recall " + fixed(m.macro_recall, 4) + ")\n";
+  std::string out = "examples " + std::to_string(m.examples) + "  accuracy " + fixed(m.accuracy, 4) + "  macro-F1 " +
+                    fixed(m.macro_f1, 4) + "  (macro precision " + fixed(m.macro_precision, 4) + ", recall " +
+                    fixed(m.macro_recall, 4) + ")\n";
   size_t label_width = 5;  // "label"
   for (const ClassMetrics& c : m.per_class) label_width = std::max(label_width, c.label.size());
   out += pad("label", label_width, true) + "  precision     recall         f1    support\n";

@@ -9,16 +9,16 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
-#include "common/atomic_file.h"
-#include "common/error.h"
+#include "classify/classify.h"
 #include "classify/encode.h"
 #include "classify/label_map.h"
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "engine/device.h"
+#include "engine/precision.h"
 #include "model/bert.h"
 #include "model/checkpoint.h"
 #include "tokenizer/hf_files.h"
-#include "classify/classify.h"
-#include "engine/device.h"
-#include "engine/precision.h"
 
 namespace bertpt::classify {
 
@@ -95,12 +95,11 @@ PredictSummary run_predict(const PredictOptions& o) {
   if (o.input.empty()) throw BadInput("--input is required");
   if (o.batch_size <= 0) throw BadInput("--batch-size must be > 0");
   const bool bf16 = engine::is_bf16(o.precision);
-  engine::setup_cpu_runtime(o.threads);
-  const std::string device = engine::normalize_device(o.device);
+  const std::string device = engine::setup_runtime(o.threads, o.device);
   const LabelMap labels = classifier_labels(o.model);
   model::BertConfig config;
-  model::BertForSequenceClassification model =
-      model::load_sequence_classifier(o.model, int64_t(labels.size()), &config);
+  model::BertForSequenceClassification model = model::load_sequence_classifier(o.model, int64_t(labels.size()),
+                                                                               &config);
   const tokenizer::Tokenizer tok = classifier_tokenizer(o, config);
   const int64_t max_len = o.max_seq_len > 0 ? o.max_seq_len : config.max_position_embeddings;
   if (max_len > config.max_position_embeddings) {
@@ -111,8 +110,8 @@ PredictSummary run_predict(const PredictOptions& o) {
 
   const std::vector<Example> examples = read_labeled_data(o.input, o.data, /*require_label=*/false);
   PredictSummary summary;
-  const std::vector<EncodedExample> encoded =
-      encode_examples(tok, examples, !o.data.text_pair_field.empty(), size_t(max_len), &summary.truncated);
+  const std::vector<EncodedExample> encoded = encode_examples(tok, examples, !o.data.text_pair_field.empty(),
+                                                              size_t(max_len), &summary.truncated);
   std::vector<size_t> all(examples.size());
   std::iota(all.begin(), all.end(), size_t(0));
   ClassifyOptions co;

@@ -11,8 +11,8 @@
 #include "common/error.h"
 
 #include "common/hash.h"
-#include "mlm/bench.h"
 #include "distributed/process_group.h"
+#include "mlm/bench.h"
 
 namespace bertpt::cli {
 
@@ -46,16 +46,19 @@ void add_bench_command(CLI::App& app) {
     std::string seq_lens = "128", batches = "32", out;
   };
   auto o = std::make_shared<Opts>();
-  auto* cmd = app.add_subcommand("bench", "Measured training throughput, model FLOP/s and MFU of a BERT on this hardware");
+  auto* cmd = app.add_subcommand("bench",
+                                 "Measured training throughput, model FLOP/s and MFU of a BERT on this hardware");
   cmd->add_option("--model", o->bench.model, "Preset (bert-tiny ... bert-large) or config.json")->capture_default_str();
   cmd->add_option("--seq-len", o->seq_lens, "Sequence length(s), comma-separated for a sweep")->capture_default_str();
-  cmd->add_option("--per-device-batch-size", o->batches, "Batch size(s), comma-separated for a sweep")->capture_default_str();
+  cmd->add_option("--per-device-batch-size", o->batches, "Batch size(s), comma-separated for a sweep")
+      ->capture_default_str();
   cmd->add_option("--precision", o->bench.precision, "bf16 or fp32")->capture_default_str();
   cmd->add_option("--device", o->bench.device, "cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--threads", o->bench.threads, "CPU threads (0: all)")->capture_default_str();
   cmd->add_option("--warmup-steps", o->bench.warmup_steps, "Untimed steps first")->capture_default_str();
   cmd->add_option("--steps", o->bench.steps, "Timed steps (median and spread reported)")->capture_default_str();
-  cmd->add_option("--vocab-size", o->bench.vocab_size, "Vocabulary of the synthetic data (presets)")->capture_default_str();
+  cmd->add_option("--vocab-size", o->bench.vocab_size, "Vocabulary of the synthetic data (presets)")
+      ->capture_default_str();
   cmd->add_option("--data", o->bench.data, "A prepared dataset: real batches instead of synthetic ones");
   cmd->add_option("--peak-tflops", o->bench.peak_tflops,
                   "Peak TFLOP/s for MFU (default: the GEMM rate measured now on CPU, the known peak of the GPU)");
@@ -67,9 +70,11 @@ void add_bench_command(CLI::App& app) {
     mlm::BenchOptions b = o->bench;
     b.seq_lens = parse_list(o->seq_lens, "--seq-len");
     b.batch_sizes = parse_list(o->batches, "--per-device-batch-size");
-    nlohmann::json what = {{"model", b.model}, {"seq", b.seq_lens}, {"batch", b.batch_sizes}, {"precision", b.precision},
-                           {"steps", b.steps}, {"warmup", b.warmup_steps}, {"data", b.data}};
-    auto collectives = distributed::join_process_group(o->dist.timeout_seconds, b.device, b.threads, "the bench options", hash64(what.dump()));
+    nlohmann::json what = {
+        {"model", b.model}, {"seq", b.seq_lens},        {"batch", b.batch_sizes}, {"precision", b.precision},
+        {"steps", b.steps}, {"warmup", b.warmup_steps}, {"data", b.data}};
+    auto collectives = distributed::join_process_group(o->dist.timeout_seconds, b.device, b.threads,
+                                                       "the bench options", hash64(what.dump()));
     b.collectives = collectives.get();
     mlm::BenchResult r = mlm::run_bench(b);
     if (collectives && collectives->rank() != 0) return;  // rank 0 reports for the job
@@ -79,21 +84,23 @@ void add_bench_command(CLI::App& app) {
       print_json(j);
       return;
     }
-    std::printf("%s, %s, %s x %d rank%s; peak %.1f GFLOP/s (%s)\n", b.model.c_str(), b.precision.c_str(), b.device.c_str(),
-                r.world_size, r.world_size > 1 ? "s" : "", r.peak_flops / 1e9, r.peak_source.c_str());
+    std::printf("%s, %s, %s x %d rank%s; peak %.1f GFLOP/s (%s)\n", b.model.c_str(), b.precision.c_str(),
+                b.device.c_str(), r.world_size, r.world_size > 1 ? "s" : "", r.peak_flops / 1e9, r.peak_source.c_str());
     std::printf("FLOPs per step: %s\n", r.flop_formula.c_str());
-    std::printf("%7s %6s %12s %18s %10s %12s %12s %7s\n", "seq_len", "batch", "step (s)", "min..max (s)", "seq/s", "tokens/s",
-                "GFLOP/s", "MFU");
+    std::printf("%7s %6s %12s %18s %10s %12s %12s %7s\n", "seq_len", "batch", "step (s)", "min..max (s)", "seq/s",
+                "tokens/s", "GFLOP/s", "MFU");
     for (size_t i = 0; i < r.rows.size(); ++i) {
       const auto& row = r.rows[i];
       if (row.out_of_memory || !row.error.empty()) {
         std::printf("%7lld %6lld   %s\n", (long long)row.seq_len, (long long)row.batch,
-                    row.out_of_memory ? "out of memory (try a smaller batch, or --grad-accum in train)" : row.error.c_str());
+                    row.out_of_memory ? "out of memory (try a smaller batch, or --grad-accum in train)"
+                                      : row.error.c_str());
         continue;
       }
       std::printf("%7lld %6lld %12.4f %8.4f..%-8.4f %10.2f %12.1f %12.1f %6.1f%%%s\n", (long long)row.seq_len,
                   (long long)row.batch, row.step_median_sec, row.step_min_sec, row.step_max_sec, row.seq_per_sec,
-                  row.tokens_per_sec, row.flops_per_sec / 1e9, 100 * row.mfu, i == r.fastest && r.rows.size() > 1 ? "  <- fastest" : "");
+                  row.tokens_per_sec, row.flops_per_sec / 1e9, 100 * row.mfu,
+                  i == r.fastest && r.rows.size() > 1 ? "  <- fastest" : "");
     }
   });
 }

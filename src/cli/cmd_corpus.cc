@@ -146,7 +146,8 @@ void add_merge(CLI::App* corpus) {
                   "Output file: .jsonl, or .jsonl.zst/.gz/.xz/.bz2 to compress. Written under a temporary name and "
                   "renamed when complete")
       ->required();
-  cmd->add_flag("--shuffle", o->shuffle, "Shuffle documents (deterministic for a --seed; memory-bounded external shuffle)");
+  cmd->add_flag("--shuffle", o->shuffle,
+                "Shuffle documents (deterministic for a --seed; memory-bounded external shuffle)");
   cmd->add_option("--seed", o->seed, "Seed of the shuffle and of fractional weights")->capture_default_str();
   cmd->add_flag("--dedup", o->dedup, "Drop exact duplicate documents (by 64-bit content hash), counted");
   cmd->add_option("--max-docs", o->max_docs,

@@ -1,8 +1,8 @@
 // `bertpt cost`: time and dollars of a training job on given hardware, from a measured throughput.
 #include <cstdio>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "common/atomic_file.h"
@@ -164,8 +164,8 @@ std::string relative_to_first(const perf::CostRow& r, const perf::CostRow& base)
 
 void print_cost_table(const perf::Job& job, const std::vector<perf::CostRow>& rows) {
   std::printf("job: %llu steps x %llu sequences x %u tokens = %.1f M sequences (%.1f B tokens)\n",
-              (unsigned long long)job.steps, (unsigned long long)job.global_batch, job.seq_len,
-              job.sequences() / 1e6, job.sequences() * job.seq_len / 1e9);
+              (unsigned long long)job.steps, (unsigned long long)job.global_batch, job.seq_len, job.sequences() / 1e6,
+              job.sequences() * job.seq_len / 1e9);
   std::printf("%-16s %5s %7s %9s %9s %9s %10s %9s %13s  %s\n", "instance", "count", "devices", "seq/s", "hours",
               "inst-h", "device-h", "$/inst-h", "total", "vs first");
   for (const auto& r : rows) {
@@ -194,8 +194,8 @@ void run_cost(const CostFlags& o) {
 
 void add_cost_command(CLI::App& app) {
   auto o = std::make_shared<CostFlags>();
-  auto* cmd =
-      app.add_subcommand("cost", "Time and dollars of a training job on given hardware, from a measured throughput");
+  auto* cmd = app.add_subcommand("cost",
+                                 "Time and dollars of a training job on given hardware, from a measured throughput");
   add_cost_flags(cmd, *o);
   cmd->callback([o] { run_cost(*o); });
 }

@@ -7,9 +7,9 @@
 #include "cli/train_commands.h"
 #include "common/error.h"
 
-#include "mlm/evaluate.h"
 #include "engine/device.h"
 #include "engine/precision.h"
+#include "mlm/evaluate.h"
 
 namespace bertpt::cli {
 
@@ -25,8 +25,10 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--model", o->model, "Checkpoint directory (config.json + model.safetensors)")->required();
   cmd->add_option("--data", o->data, "Prepared dataset directory")->required();
   cmd->add_option("--split", o->split, "valid or train")->capture_default_str();
-  cmd->add_option("--max-batches", o->eval.max_batches, "Evaluate only the first N batches (0: all)")->capture_default_str();
-  cmd->add_option("--batch-size", o->eval.batch_size, "Sequences per batch (the result does not depend on it)")->capture_default_str();
+  cmd->add_option("--max-batches", o->eval.max_batches, "Evaluate only the first N batches (0: all)")
+      ->capture_default_str();
+  cmd->add_option("--batch-size", o->eval.batch_size, "Sequences per batch (the result does not depend on it)")
+      ->capture_default_str();
   cmd->add_option("--mlm-probability", o->eval.mlm_probability, "Share of tokens masked")->capture_default_str();
   cmd->add_option("--mask-seed", o->eval.mask_seed, "Seed of the fixed evaluation mask")->capture_default_str();
   cmd->add_option("--device", o->eval.device, "cpu, cuda or cuda:N")->capture_default_str();
@@ -36,11 +38,12 @@ void add_eval_command(CLI::App& app) {
   cmd->callback([o] {
     if (o->eval.batch_size <= 0) throw BadInput("--batch-size must be > 0");
     o->eval.bf16 = engine::is_bf16(o->precision);
-    engine::setup_cpu_runtime(o->threads);
-    o->eval.device = engine::normalize_device(o->eval.device);
+    o->eval.device = engine::setup_runtime(o->threads, o->eval.device);
     mlm::EvalResult r = mlm::evaluate_checkpoint(o->model, o->data, o->split, o->eval);
     if (!o->common.quiet) {
-      std::fprintf(stderr, "eval: %s on %s/%s: loss %.4f | perplexity %.2f | accuracy %.4f (%lld sequences, %lld masked tokens, %.1fs)\n",
+      std::fprintf(stderr,
+                   "eval: %s on %s/%s: loss %.4f | perplexity %.2f | accuracy %.4f (%lld sequences, %lld masked "
+                   "tokens, %.1fs)\n",
                    o->model.c_str(), o->data.c_str(), o->split.c_str(), r.loss, r.perplexity, r.accuracy,
                    (long long)r.sequences, (long long)r.masked, r.seconds);
     }
@@ -57,7 +60,6 @@ void add_eval_command(CLI::App& app) {
                   {"seconds", r.seconds}});
     }
   });
-
 }
 
 }  // namespace bertpt::cli

@@ -22,7 +22,8 @@ void add_fill_mask_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("fill-mask",
                                  "Top-k predictions for each [MASK] in a text (any HF BERT MaskedLM checkpoint).\n"
                                  "Usage: bertpt fill-mask --model DIR [options] TEXT...");
-  cmd->add_option("--model", o->model, "Checkpoint directory (config.json + model.safetensors + tokenizer files)")->required();
+  cmd->add_option("--model", o->model, "Checkpoint directory (config.json + model.safetensors + tokenizer files)")
+      ->required();
   // The texts are taken as the command's extra arguments, not as a CLI11 list option: CLI11 reads
   // an argument in brackets ("[MASK] is [MASK]") as a "[a,b]" list, strips them and splits at commas.
   cmd->allow_extras();
@@ -36,10 +37,10 @@ void add_fill_mask_command(CLI::App& app) {
     for (const auto& t : texts) {
       if (t.size() > 1 && t[0] == '-') throw BadInput("fill-mask: unknown option " + t, "see bertpt fill-mask --help");
     }
-    if (texts.empty()) throw BadInput("fill-mask: no text given", "bertpt fill-mask --model DIR \"The capital of France is [MASK].\"");
+    if (texts.empty())
+      throw BadInput("fill-mask: no text given", "bertpt fill-mask --model DIR \"The capital of France is [MASK].\"");
     if (o->top_k <= 0) throw BadInput("--top-k must be > 0");
-    engine::setup_cpu_runtime(o->threads);
-    mlm::FillMasker masker(o->model, o->tokenizer, engine::normalize_device(o->device));
+    mlm::FillMasker masker(o->model, o->tokenizer, engine::setup_runtime(o->threads, o->device));
     nlohmann::json out = nlohmann::json::array();
     for (const auto& text : texts) {
       mlm::FillMaskResult r = masker.run(text, o->top_k);
@@ -50,7 +51,8 @@ void add_fill_mask_command(CLI::App& app) {
         if (!o->common.json && r.predictions.size() > 1) std::printf("  [MASK] #%zu\n", m + 1);
         for (const auto& p : r.predictions[m]) {
           // The keys of transformers' fill-mask pipeline.
-          preds.push_back({{"score", p.score}, {"token", p.token}, {"token_str", p.token_str}, {"sequence", p.sequence}});
+          preds.push_back(
+              {{"score", p.score}, {"token", p.token}, {"token_str", p.token_str}, {"sequence", p.sequence}});
           if (!o->common.json) std::printf("  %6.4f  %-16s %s\n", p.score, p.token_str.c_str(), p.sequence.c_str());
         }
         masks.push_back({{"position", r.mask_positions[m]}, {"predictions", preds}});
@@ -59,7 +61,6 @@ void add_fill_mask_command(CLI::App& app) {
     }
     if (o->common.json) print_json({{"model", o->model}, {"results", out}});
   });
-
 }
 
 }  // namespace bertpt::cli

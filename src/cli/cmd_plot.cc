@@ -66,7 +66,8 @@ void draw_panel(std::ostringstream& svg, const Panel& p, double x0, double y0, d
       xmin = std::min(xmin, x), xmax = std::max(xmax, x), ymin = std::min(ymin, y), ymax = std::max(ymax, y);
     }
   }
-  svg << "<text x='" << x0 << "' y='" << y0 - 8 << "' font-size='14' font-weight='bold'>" << xml_escape(p.title) << "</text>\n";
+  svg << "<text x='" << x0 << "' y='" << y0 - 8 << "' font-size='14' font-weight='bold'>" << xml_escape(p.title)
+      << "</text>\n";
   svg << "<rect x='" << x0 << "' y='" << y0 << "' width='" << w << "' height='" << h
       << "' fill='none' stroke='#999'/>\n";
   if (!std::isfinite(xmin)) {
@@ -81,12 +82,14 @@ void draw_panel(std::ostringstream& svg, const Panel& p, double x0, double y0, d
   auto Y = [&](double y) { return y0 + h - (y - ymin) / (ymax - ymin) * h; };
   for (double t = ymin; t <= ymax + ys / 2; t += ys) {
     svg << "<line x1='" << x0 << "' x2='" << x0 + w << "' y1='" << Y(t) << "' y2='" << Y(t) << "' stroke='#eee'/>"
-        << "<text x='" << x0 - 6 << "' y='" << Y(t) + 4 << "' font-size='11' text-anchor='end'>" << fmt(t) << "</text>\n";
+        << "<text x='" << x0 - 6 << "' y='" << Y(t) + 4 << "' font-size='11' text-anchor='end'>" << fmt(t)
+        << "</text>\n";
   }
   const double xs = nice_step(xmax - xmin);
   for (double t = std::ceil(xmin / xs) * xs; t <= xmax + xs / 1e6; t += xs) {
     svg << "<line x1='" << X(t) << "' x2='" << X(t) << "' y1='" << y0 << "' y2='" << y0 + h << "' stroke='#eee'/>"
-        << "<text x='" << X(t) << "' y='" << y0 + h + 14 << "' font-size='11' text-anchor='middle'>" << fmt(t) << "</text>\n";
+        << "<text x='" << X(t) << "' y='" << y0 + h + 14 << "' font-size='11' text-anchor='middle'>" << fmt(t)
+        << "</text>\n";
   }
   double lx = x0 + 10;
   for (const auto& s : p.series) {
@@ -143,9 +146,11 @@ static std::string render_curves_svg(const std::string& metrics_text, const std:
   svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << top + 3 * (PH + gap)
       << "' font-family='sans-serif'>\n<rect width='100%' height='100%' fill='white'/>\n";
   svg << "<text x='" << left << "' y='24' font-size='16'>" << xml_escape(title) << "</text>\n";
-  const Panel panels[] = {{"MLM loss", {loss, eval_loss}}, {"MLM accuracy", {acc, eval_acc}}, {"throughput (tokens/s)", {tps}}};
+  const Panel panels[] = {
+      {"MLM loss", {loss, eval_loss}}, {"MLM accuracy", {acc, eval_acc}}, {"throughput (tokens/s)", {tps}}};
   for (int i = 0; i < 3; ++i) draw_panel(svg, panels[i], left, top + 20 + i * (PH + gap), W - left - 30, PH);
-  svg << "<text x='" << W / 2 << "' y='" << top + 3 * (PH + gap) - 12 << "' font-size='12' text-anchor='middle'>step</text>\n";
+  svg << "<text x='" << W / 2 << "' y='" << top + 3 * (PH + gap) - 12
+      << "' font-size='12' text-anchor='middle'>step</text>\n";
   svg << "</svg>\n";
   return svg.str();
 }
@@ -156,7 +161,8 @@ void add_plot_command(CLI::App& app) {
     std::string run, out;
   };
   auto o = std::make_shared<Opts>();
-  auto* cmd = app.add_subcommand("plot", "Draw a run's loss, accuracy and throughput curves (RUN/metrics.jsonl -> RUN/curves.svg)");
+  auto* cmd = app.add_subcommand(
+      "plot", "Draw a run's loss, accuracy and throughput curves (RUN/metrics.jsonl -> RUN/curves.svg)");
   cmd->add_option("run", o->run, "Run directory (--output-dir of bertpt train) or a metrics.jsonl file")->required();
   cmd->add_option("-o,--out", o->out, "SVG file to write (default RUN/curves.svg)");
   add_common_flags(cmd, o->common);
@@ -166,7 +172,8 @@ void add_plot_command(CLI::App& app) {
     const bool is_dir = fs::is_directory(o->run, ec);
     const std::string metrics = is_dir ? (fs::path(o->run) / "metrics.jsonl").string() : o->run;
     if (!fs::exists(metrics, ec)) {
-      throw BadInput(metrics + " does not exist", "pass the --output-dir of a bertpt train run (it writes metrics.jsonl)");
+      throw BadInput(metrics + " does not exist",
+                     "pass the --output-dir of a bertpt train run (it writes metrics.jsonl)");
     }
     const std::string out = !o->out.empty() ? o->out
                             : is_dir        ? (fs::path(o->run) / "curves.svg").string()

@@ -21,17 +21,21 @@ void add_predict_command(CLI::App& app) {
   auto& p = o->p;
   auto* cmd = app.add_subcommand("predict", "Classify texts with a fine-tuned model: one JSON line per example");
   cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated flag: the last wins
-  cmd->add_option("--model", p.model, "Fine-tuned classifier directory (bertpt finetune's best/, or transformers')")->required();
+  cmd->add_option("--model", p.model, "Fine-tuned classifier directory (bertpt finetune's best/, or transformers')")
+      ->required();
   cmd->add_option("--tokenizer", p.tokenizer, "Tokenizer directory (default: the model directory)");
-  cmd->add_option("--input", p.input, "Examples: JSONL, CSV or TSV; a label field, when present, is scored")->required();
-  cmd->add_option("--output", p.output, "JSONL output file (written atomically), or - for stdout")->capture_default_str();
+  cmd->add_option("--input", p.input, "Examples: JSONL, CSV or TSV; a label field, when present, is scored")
+      ->required();
+  cmd->add_option("--output", p.output, "JSONL output file (written atomically), or - for stdout")
+      ->capture_default_str();
   cmd->add_option("--format", p.data.format, "auto (by extension), jsonl, csv, tsv")->capture_default_str();
   cmd->add_option("--text-field", p.data.text_field, "Field of the text")->capture_default_str();
   cmd->add_option("--text-pair-field", p.data.text_pair_field, "Field of the second text, for pair tasks");
   cmd->add_option("--label-field", p.data.label_field, "Field of the gold label, if any (for the accuracy report)")
       ->capture_default_str();
   cmd->add_flag("--no-header", o->no_header, "CSV/TSV files have no header line: fields are 0-based column indices");
-  cmd->add_option("--max-seq-len", p.max_seq_len, "Truncate to this many tokens (0: the model's maximum)")->capture_default_str();
+  cmd->add_option("--max-seq-len", p.max_seq_len, "Truncate to this many tokens (0: the model's maximum)")
+      ->capture_default_str();
   cmd->add_option("--batch-size", p.batch_size, "Examples per batch")->capture_default_str();
   cmd->add_option("--precision", p.precision, "bf16 or fp32")->capture_default_str();
   cmd->add_option("--device", p.device, "cpu, cuda or cuda:N")->capture_default_str();
@@ -43,7 +47,7 @@ void add_predict_command(CLI::App& app) {
       throw BadInput("--json prints a summary on stdout, where the predictions go by default", "pass --output FILE");
     }
     classify::PredictSummary s = classify::run_predict(o->p);
-    nlohmann::json summary = {{"model", o->p.model}, {"input", o->p.input}, {"output", o->p.output},
+    nlohmann::json summary = {{"model", o->p.model},    {"input", o->p.input},      {"output", o->p.output},
                               {"examples", s.examples}, {"truncated", s.truncated}, {"seconds", s.seconds}};
     if (s.metrics) summary["metrics"] = s.metrics->to_json();
     if (!o->common.quiet) {
@@ -53,7 +57,6 @@ void add_predict_command(CLI::App& app) {
     }
     if (o->common.json) print_json(summary);
   });
-
 }
 
 }  // namespace bertpt::cli

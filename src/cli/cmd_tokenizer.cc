@@ -172,18 +172,16 @@ struct EncodeOpts {
 
 void add_encode(CLI::App* parent) {
   auto o = std::make_shared<EncodeOpts>();
-  auto* cmd = parent->add_subcommand(
-      "encode", "Text -> token ids, one output line of space-separated ids per input line");
+  auto* cmd = parent->add_subcommand("encode",
+                                     "Text -> token ids, one output line of space-separated ids per input line");
   o->tok.add(cmd);
   cmd->add_option("-i,--input", o->input,
                   "Input text file, one sequence per line; compressed files are read too "
                   "(default: stdin)");
-  cmd->add_option("-o,--output", o->output,
-                  "Output file, written atomically (default: stdout)");
+  cmd->add_option("-o,--output", o->output, "Output file, written atomically (default: stdout)");
   cmd->add_flag("--no-special-tokens", o->no_special_tokens, "Do not add [CLS] ... [SEP]");
   cmd->add_flag("--tokens", o->tokens, "Print token strings instead of ids");
-  cmd->add_option("-j,--threads", o->threads,
-                  "Worker threads (output order is the input order whatever the count)")
+  cmd->add_option("-j,--threads", o->threads, "Worker threads (output order is the input order whatever the count)")
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
   add_common_flags(cmd, o->common);
@@ -198,28 +196,26 @@ void add_encode(CLI::App* parent) {
     std::vector<uint64_t> token_counts(o->threads, 0), repaired(o->threads, 0);
     const bool add_special = !o->no_special_tokens;
     const bool as_tokens = o->tokens;
-    const uint64_t lines =
-        process_lines(in, out, o->threads, [&](std::string_view line, std::string& dst, unsigned t) {
-          thread_local std::vector<uint32_t> ids;
-          thread_local std::string scratch;
-          text::RepairCounts rc;
-          const std::string_view clean = text::clean_utf8(line, scratch, rc);
-          repaired[t] += rc.invalid + rc.nul;
-          ids.clear();
-          tok.encode(clean, ids, add_special);
-          token_counts[t] += ids.size();
-          for (size_t i = 0; i < ids.size(); ++i) {
-            if (i) dst.push_back(' ');
-            if (as_tokens) {
-              dst.append(tok.id_to_token(ids[i]));
-            } else {
-              append_uint(dst, ids[i]);
-            }
-          }
-        });
+    const uint64_t lines = process_lines(in, out, o->threads, [&](std::string_view line, std::string& dst, unsigned t) {
+      thread_local std::vector<uint32_t> ids;
+      thread_local std::string scratch;
+      text::RepairCounts rc;
+      const std::string_view clean = text::clean_utf8(line, scratch, rc);
+      repaired[t] += rc.invalid + rc.nul;
+      ids.clear();
+      tok.encode(clean, ids, add_special);
+      token_counts[t] += ids.size();
+      for (size_t i = 0; i < ids.size(); ++i) {
+        if (i) dst.push_back(' ');
+        if (as_tokens) {
+          dst.append(tok.id_to_token(ids[i]));
+        } else {
+          append_uint(dst, ids[i]);
+        }
+      }
+    });
     out.commit();
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     uint64_t tokens = 0, bad = 0;
     for (unsigned t = 0; t < o->threads; ++t) {
       tokens += token_counts[t];
@@ -235,10 +231,9 @@ void add_encode(CLI::App* parent) {
                   {"tokens_per_second", secs > 0 ? tokens / secs : 0.0}});
     } else if (!o->common.quiet) {
       std::fprintf(stderr, "tokenizer encode: %llu lines, %llu tokens in %.2f s (%.2f M tokens/s)%s\n",
-                   static_cast<unsigned long long>(lines), static_cast<unsigned long long>(tokens),
-                   secs, secs > 0 ? tokens / secs / 1e6 : 0.0,
-                   bad ? (", " + std::to_string(bad) + " invalid UTF-8 sequences repaired").c_str()
-                       : "");
+                   static_cast<unsigned long long>(lines), static_cast<unsigned long long>(tokens), secs,
+                   secs > 0 ? tokens / secs / 1e6 : 0.0,
+                   bad ? (", " + std::to_string(bad) + " invalid UTF-8 sequences repaired").c_str() : "");
     }
   });
 }
@@ -253,14 +248,12 @@ struct DecodeOpts {
 
 void add_decode(CLI::App* parent) {
   auto o = std::make_shared<DecodeOpts>();
-  auto* cmd = parent->add_subcommand(
-      "decode", "Token ids -> text (Hugging Face's WordPiece decoder), one line per input line");
+  auto* cmd = parent->add_subcommand("decode",
+                                     "Token ids -> text (Hugging Face's WordPiece decoder), one line per input line");
   o->tok.add(cmd);
-  cmd->add_option("-i,--input", o->input,
-                  "Input file: space-separated ids, one sequence per line (default: stdin)");
+  cmd->add_option("-i,--input", o->input, "Input file: space-separated ids, one sequence per line (default: stdin)");
   cmd->add_option("-o,--output", o->output, "Output file, written atomically (default: stdout)");
-  cmd->add_flag("--skip-special-tokens", o->skip_special_tokens,
-                "Leave out special tokens ([CLS], [SEP], [PAD], ...)");
+  cmd->add_flag("--skip-special-tokens", o->skip_special_tokens, "Leave out special tokens ([CLS], [SEP], [PAD], ...)");
   add_common_flags(cmd, o->common);
   cmd->callback([o] {
     if (o->common.json && o->output == "-") {
@@ -271,29 +264,28 @@ void add_decode(CLI::App* parent) {
     Output out(o->output);
     uint64_t line_no = 0;
     const std::string& name = in.path() == "-" ? std::string("stdin") : in.path();
-    const uint64_t lines =
-        process_lines(in, out, 1, [&](std::string_view line, std::string& dst, unsigned) {
-          ++line_no;
-          std::vector<uint32_t> ids;
-          size_t i = 0;
-          while (i < line.size()) {
-            while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-            if (i == line.size()) break;
-            uint64_t v = 0;
-            size_t start = i;
-            while (i < line.size() && line[i] >= '0' && line[i] <= '9' && v <= 0xFFFFFFFFull) {
-              v = v * 10 + static_cast<uint64_t>(line[i] - '0');
-              ++i;
-            }
-            if (i == start || v > 0xFFFFFFFFull ||
-                (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r')) {
-              throw BadInput(at(name, line_no) + ": expected space-separated token ids, found '" +
-                             std::string(line.substr(start, std::min<size_t>(20, line.size() - start))) + "'");
-            }
-            ids.push_back(static_cast<uint32_t>(v));
-          }
-          dst += tok.decode(ids, o->skip_special_tokens);
-        });
+    const uint64_t lines = process_lines(in, out, 1, [&](std::string_view line, std::string& dst, unsigned) {
+      ++line_no;
+      std::vector<uint32_t> ids;
+      size_t i = 0;
+      while (i < line.size()) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+        if (i == line.size()) break;
+        uint64_t v = 0;
+        size_t start = i;
+        while (i < line.size() && line[i] >= '0' && line[i] <= '9' && v <= 0xFFFFFFFFull) {
+          v = v * 10 + static_cast<uint64_t>(line[i] - '0');
+          ++i;
+        }
+        if (i == start || v > 0xFFFFFFFFull ||
+            (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r')) {
+          throw BadInput(at(name, line_no) + ": expected space-separated token ids, found '" +
+                         std::string(line.substr(start, std::min<size_t>(20, line.size() - start))) + "'");
+        }
+        ids.push_back(static_cast<uint32_t>(v));
+      }
+      dst += tok.decode(ids, o->skip_special_tokens);
+    });
     out.commit();
     if (o->common.json) {
       print_json({{"command", "tokenizer decode"}, {"lines", lines}});
@@ -304,8 +296,8 @@ void add_decode(CLI::App* parent) {
 }  // namespace
 
 void add_tokenizer_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "tokenizer", "BERT WordPiece tokenizers: train, encode, decode (Hugging Face compatible)");
+  auto* cmd = app.add_subcommand("tokenizer",
+                                 "BERT WordPiece tokenizers: train, encode, decode (Hugging Face compatible)");
   cmd->require_subcommand(1);
   add_tokenizer_train_subcommand(cmd);
   add_encode(cmd);

@@ -69,7 +69,8 @@ class MergeLine {
     if (drawn_ && now - last_ < std::chrono::milliseconds(200) && done < total) return;
     last_ = now;
     const double el = std::chrono::duration<double>(now - start_).count();
-    std::string line = "tokenizer train: merges " + Progress::format_count(done) + " of at most " + Progress::format_count(total);
+    std::string line = "tokenizer train: merges " + Progress::format_count(done) + " of at most " +
+                       Progress::format_count(total);
     if (total > 0) {
       char pct[32];
       std::snprintf(pct, sizeof pct, " (%.1f%%)", 100.0 * double(done) / double(total));
@@ -103,7 +104,8 @@ class TrainProgressLines {
     tokenizer::TrainFromCorpusProgress p;
     p.counting = [this](const tokenizer::CountProgressInfo& i) {
       counting_.update(i.disk_bytes_read, i.disk_bytes_total,
-                       Progress::format_count(i.words) + " words, " + Progress::format_count(i.documents) + " documents");
+                       Progress::format_count(i.words) + " words, " + Progress::format_count(i.documents) +
+                           " documents");
     };
     p.counting_done = [this] {
       counting_.finish("");
@@ -122,10 +124,11 @@ class TrainProgressLines {
 
 void print_summary(const tokenizer::TrainFromCorpusResult& r) {
   const tokenizer::TrainedVocabulary& v = r.vocab;
-  std::string msg = "tokenizer train: " + Progress::format_count(v.tokens.size()) + " tokens (" + Progress::format_count(v.alphabet) +
-                    " characters, " + Progress::format_count(v.merge_tokens) + " merges) from " + Progress::format_count(v.words) +
-                    " words (" + Progress::format_count(v.distinct_words) + " distinct) in " +
-                    Progress::format_duration(r.seconds) + " -> " + r.out;
+  std::string msg = "tokenizer train: " + Progress::format_count(v.tokens.size()) + " tokens (" +
+                    Progress::format_count(v.alphabet) + " characters, " + Progress::format_count(v.merge_tokens) +
+                    " merges) from " + Progress::format_count(v.words) + " words (" +
+                    Progress::format_count(v.distinct_words) + " distinct) in " + Progress::format_duration(r.seconds) +
+                    " -> " + r.out;
   if (v.tokens.size() < r.requested_vocab_size) msg += " (the corpus ran out of pairs before the vocab size)";
   std::fprintf(stderr, "%s\n", msg.c_str());
   if (r.pruned_words > 0) {

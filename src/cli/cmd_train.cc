@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <type_traits>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include <unistd.h>
 
@@ -99,8 +99,7 @@ mlm::PretrainOptions resolve_options(const PretrainFlags& f, CLI::App* cmd) {
     opts.apply_json(j, f.config_file);
   }
   nlohmann::json given = nlohmann::json::object();
-  mlm::visit_pretrain_options(f.cli, [&](const char* name, const auto& member,
-                                                                           const char*) {
+  mlm::visit_pretrain_options(f.cli, [&](const char* name, const auto& member, const char*) {
     if (cmd->get_option("--" + dashed(name))->count() > 0) given[name] = member;
   });
   opts.apply_json(given, "command line");
@@ -168,9 +167,9 @@ void run_train_command(const PretrainFlags& f, CLI::App* cmd) {
   launch_workers_if_asked(f.dist, f.common.quiet);
   mlm::PretrainOptions opts = resolve_options(f, cmd);
   // Under a launcher (ours, torchrun, mpirun, srun): this process is one rank of a c10d group.
-  std::unique_ptr<distributed::C10dCollectives> collectives =
-      distributed::join_process_group(f.dist.timeout_seconds, opts.device, opts.threads,
-                                      "the training options (data, model, batch, schedule, seed)", run_fingerprint(opts));
+  std::unique_ptr<distributed::C10dCollectives> collectives = distributed::join_process_group(
+      f.dist.timeout_seconds, opts.device, opts.threads, "the training options (data, model, batch, schedule, seed)",
+      run_fingerprint(opts));
   const bool quiet = f.common.quiet || (collectives && collectives->rank() != 0);
   mlm::TrainHooks hooks;
   hooks.collectives = collectives.get();

@@ -33,6 +33,6 @@ void add_data_command(CLI::App& app);
 void add_cost_command(CLI::App& app);
 void add_tokenizer_command(CLI::App& app);
 void add_tokenizer_train_subcommand(CLI::App* tokenizer_cmd);  // cmd_tokenizer_train.cc
-void add_training_commands(CLI::App& app);  // cmd_train.cc: train, eval, fill-mask, plot
+void add_training_commands(CLI::App& app);                     // cmd_train.cc: train, eval, fill-mask, plot
 
 }  // namespace bertpt::cli

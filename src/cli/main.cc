@@ -33,8 +33,9 @@ void print_json(const nlohmann::json& summary) {
 
 int main(int argc, char** argv) {
   using namespace bertpt;
-  CLI::App app{"bertpt — pre-train BERT language models from raw text, in C++.\n"
-               "Stages: corpus -> tokenizer -> prepare -> train -> eval / fill-mask."};
+  CLI::App app{
+      "bertpt — pre-train BERT language models from raw text, in C++.\n"
+      "Stages: corpus -> tokenizer -> prepare -> train -> eval / fill-mask."};
   app.name("bertpt");
   app.require_subcommand(1);
   app.fallthrough(false);
@@ -59,8 +60,10 @@ int main(int argc, char** argv) {
       for (const auto& r : a->remaining()) leftover.push_back(r);
     }
     if (e.get_exit_code() != 0 && !leftover.empty()) {
-      std::fprintf(stderr, "bertpt: error: unknown command or argument '%s'\n  hint: run 'bertpt --help' or 'bertpt <command> --help'\n",
-                   leftover.front().c_str());
+      std::fprintf(
+          stderr,
+          "bertpt: error: unknown command or argument '%s'\n  hint: run 'bertpt --help' or 'bertpt <command> --help'\n",
+          leftover.front().c_str());
       return 1;
     }
     int rc = app.exit(e);

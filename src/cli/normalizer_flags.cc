@@ -13,10 +13,8 @@ struct FlagHelp {
 };
 
 constexpr FlagHelp kTrainingHelp = {
-    "Lowercase the text (default; also strips accents)",
-    "Keep case (and accents, unless --strip-accents)",
-    "Strip accents (default: when lowercasing)",
-    "Keep accents even when lowercasing",
+    "Lowercase the text (default; also strips accents)",   "Keep case (and accents, unless --strip-accents)",
+    "Strip accents (default: when lowercasing)",           "Keep accents even when lowercasing",
     "Do not split CJK ideographs into words of their own",
 };
 

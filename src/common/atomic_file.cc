@@ -93,7 +93,8 @@ void write_directory_atomic(const std::string& dir, const std::string& tmp, cons
   std::error_code ec;
   fs::remove_all(tmp, ec);
   if (!fs::create_directories(tmp, ec) || ec) {
-    throw BadInput("cannot create directory " + tmp + ": " + ec.message(), "check that the parent directory is writable");
+    throw BadInput("cannot create directory " + tmp + ": " + ec.message(),
+                   "check that the parent directory is writable");
   }
   try {
     fill(tmp);

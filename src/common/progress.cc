@@ -19,9 +19,7 @@ Progress::~Progress() {
   if (line_drawn_) std::fputs("\n", stderr);
 }
 
-double Progress::elapsed_seconds() const {
-  return std::chrono::duration<double>(Clock::now() - start_).count();
-}
+double Progress::elapsed_seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
 std::string Progress::format_bytes(double bytes) {
   const char* units[] = {"B", "KB", "MB", "GB", "TB"};

@@ -32,12 +32,12 @@ struct InspectResult {
   uint64_t sequences = 0;          // blocks in the split
   uint64_t scanned_sequences = 0;  // blocks the statistics cover: the first min(sequences, max_rows)
   uint32_t seq_len = 0;
-  uint64_t tokens = 0;             // non-[PAD] tokens in the scanned blocks
+  uint64_t tokens = 0;  // non-[PAD] tokens in the scanned blocks
   // A document starts at each [CLS], so a document cut by the end of the scan counts as one, and in
   // concat mode a document spanning two blocks counts once.
   uint64_t documents_seen = 0;
-  double unk_rate = 0;       // [UNK] / tokens
-  double padding_share = 0;  // [PAD] / (scanned_sequences * seq_len)
+  double unk_rate = 0;                                  // [UNK] / tokens
+  double padding_share = 0;                             // [PAD] / (scanned_sequences * seq_len)
   std::vector<LengthBucket> document_length_histogram;  // buckets holding documents, shortest first
   std::vector<DecodedBlock> blocks;                     // InspectOptions::indices, in that order
 

@@ -23,7 +23,8 @@ const char* packing_name(Packing p) {
 }
 
 Packer::Packer(PackerOptions options, RowSink sink) : options_(options), sink_(std::move(sink)) {
-  if (options_.seq_len < 8) throw BadInput("seq_len " + std::to_string(options_.seq_len) + " is too short", "use 8 or more");
+  if (options_.seq_len < 8)
+    throw BadInput("seq_len " + std::to_string(options_.seq_len) + " is too short", "use 8 or more");
   row_.resize(options_.seq_len);
 }
 

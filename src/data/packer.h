@@ -32,7 +32,7 @@ struct PackerOptions {
 
 struct PackerStats {
   uint64_t documents = 0;
-  uint64_t input_tokens = 0;    // tokens of the encoded documents given to add()
+  uint64_t input_tokens = 0;  // tokens of the encoded documents given to add()
   uint64_t rows = 0;
   uint64_t tokens = 0;          // real (non-pad) tokens written into rows
   uint64_t dropped_tokens = 0;  // input tokens that did not make it into a row

@@ -35,12 +35,12 @@ const char* split_name(int s) { return s == kTrain ? "train" : "valid"; }
 // Documents handed from the reader to the encoders, and their ids handed on to the writer.
 struct Batch {
   uint64_t seq = 0;
-  std::string text;                   // all documents back to back
-  std::vector<size_t> ends;           // end offset of each document in `text`
-  std::vector<uint32_t> sources;      // source index per document
-  std::vector<uint8_t> splits;        // kTrain / kValid per document
-  std::vector<uint32_t> ids;          // encoded ids, back to back
-  std::vector<size_t> id_ends;        // end offset of each document in `ids`
+  std::string text;               // all documents back to back
+  std::vector<size_t> ends;       // end offset of each document in `text`
+  std::vector<uint32_t> sources;  // source index per document
+  std::vector<uint8_t> splits;    // kTrain / kValid per document
+  std::vector<uint32_t> ids;      // encoded ids, back to back
+  std::vector<size_t> id_ends;    // end offset of each document in `ids`
 };
 
 // A split's packer, its shard writer, and the shards written so far.
@@ -100,9 +100,8 @@ class Pipeline {
   // Writer: batch number `seq` once it is encoded; nullptr when all input is written or a thread failed.
   std::unique_ptr<Batch> take_encoded(uint64_t seq) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] {
-      return failed_ || done_.count(seq) || (input_finished_ && todo_.empty() && in_flight_ == 0);
-    });
+    cv_.wait(lock,
+             [&] { return failed_ || done_.count(seq) || (input_finished_ && todo_.empty() && in_flight_ == 0); });
     if (failed_) return nullptr;
     auto it = done_.find(seq);
     if (it == done_.end()) return nullptr;

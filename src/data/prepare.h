@@ -22,16 +22,16 @@ namespace bertpt::data {
 
 struct PrepareOptions {
   text::CorpusOptions corpus;
-  std::string tokenizer;           // directory, tokenizer.json or vocab.txt
-  std::string out;                 // the dataset directory
+  std::string tokenizer;  // directory, tokenizer.json or vocab.txt
+  std::string out;        // the dataset directory
   uint32_t seq_len = 512;
-  uint32_t max_positions = 512;    // the model's max_position_embeddings: seq_len may not exceed it
+  uint32_t max_positions = 512;  // the model's max_position_embeddings: seq_len may not exceed it
   Packing packing = Packing::Concat;
   bool keep_remainder = false;
-  double valid_fraction = 0.005;   // share of documents (by content hash) held out for validation
+  double valid_fraction = 0.005;  // share of documents (by content hash) held out for validation
   uint64_t split_seed = 0;
-  unsigned threads = 0;            // encoder threads; 0 = all cores
-  uint64_t shard_rows = 0;         // rows per train shard; 0 = about 64 MiB per shard
+  unsigned threads = 0;     // encoder threads; 0 = all cores
+  uint64_t shard_rows = 0;  // rows per train shard; 0 = about 64 MiB per shard
   bool resume = false;
   bool overwrite = false;
 
@@ -45,7 +45,7 @@ struct PrepareProgress {
 };
 
 struct PrepareResult {
-  io::Manifest manifest;  // as written to DATA/manifest.json
+  io::Manifest manifest;                // as written to DATA/manifest.json
   uint64_t resumed_from_documents = 0;  // documents skipped because a checkpoint covered them
   double seconds = 0;
 };

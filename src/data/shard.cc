@@ -103,7 +103,8 @@ ShardReader::ShardReader(const std::string& path) : path_(path) {
   header_.seq_len = get32(map_ + 16);
   header_.rows = get64(map_ + 24);
   header_.real_tokens = get64(map_ + 32);
-  if (header_.bytes_per_id != 2 && header_.bytes_per_id != 4) fail("bad id width " + std::to_string(header_.bytes_per_id));
+  if (header_.bytes_per_id != 2 && header_.bytes_per_id != 4)
+    fail("bad id width " + std::to_string(header_.bytes_per_id));
   if (header_.seq_len == 0) fail("seq_len is 0");
   uint64_t expect = kShardHeaderBytes + header_.rows * header_.seq_len * header_.bytes_per_id;
   if (expect != map_size_) {

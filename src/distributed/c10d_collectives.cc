@@ -35,7 +35,8 @@ uint64_t parameter_fingerprint(const std::vector<at::Tensor>& parameters) {
   uint64_t h = 0x5eed;
   for (const auto& p : parameters) {
     at::Tensor c = p.detach().to(at::kCPU).contiguous();
-    h = mix64(h ^ hash64(std::string_view(static_cast<const char*>(c.data_ptr()), size_t(c.numel()) * c.element_size())));
+    h = mix64(h ^
+              hash64(std::string_view(static_cast<const char*>(c.data_ptr()), size_t(c.numel()) * c.element_size())));
   }
   return h;
 }

@@ -90,7 +90,8 @@ class ProcessGroupComm final : public Communicator {
 
   void barrier() override {
     // An all-reduce of one number: a barrier that works the same on every backend and version.
-    std::vector<at::Tensor> t = {at::zeros({1}, backend_ == "nccl" ? at::Device(at::kCUDA, cuda_device_) : at::Device(at::kCPU))};
+    std::vector<at::Tensor> t = {
+        at::zeros({1}, backend_ == "nccl" ? at::Device(at::kCUDA, cuda_device_) : at::Device(at::kCPU))};
     all_reduce_sum(t);
   }
   int cuda_device_ = 0;
@@ -114,7 +115,8 @@ void Communicator::check_same(const std::string& what, uint64_t value) {
   all_reduce_sum(copy);
   auto sums = copy[0].cpu();
   double n = sums[2].item<double>();
-  bool same = sums[0].item<double>() == n * double(value >> 32) && sums[1].item<double>() == n * double(value & 0xffffffffu);
+  bool same = sums[0].item<double>() == n * double(value >> 32) &&
+              sums[1].item<double>() == n * double(value & 0xffffffffu);
   // Every rank must reach the same verdict, so the comparison is itself all-reduced.
   std::vector<at::Tensor> verdict = {at::tensor({same ? 0.0 : 1.0}, at::kDouble)};
   if (backend() == "nccl") verdict[0] = verdict[0].to(at::kCUDA);
@@ -158,7 +160,7 @@ std::shared_ptr<Communicator> make_communicator(const DistEnv& env, const Commun
       auto opts = c10d::ProcessGroupNCCL::Options::create();
       opts->timeout = options.timeout;
       auto pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(c10::make_intrusive<c10d::PrefixStore>("nccl", store),
-                                                             env.rank, env.world_size, opts);
+                                                            env.rank, env.world_size, opts);
       auto comm = std::make_shared<ProcessGroupComm>(pg, env.rank, env.world_size, "nccl", options.timeout);
       comm->cuda_device_ = env.local_rank;
       return comm;
@@ -169,14 +171,15 @@ std::shared_ptr<Communicator> make_communicator(const DistEnv& env, const Commun
     auto opts = c10d::ProcessGroupGloo::Options::create(options.timeout);
     opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
     auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(c10::make_intrusive<c10d::PrefixStore>("gloo", store),
-                                                           env.rank, env.world_size, opts);
+                                                          env.rank, env.world_size, opts);
     return std::make_shared<ProcessGroupComm>(pg, env.rank, env.world_size, "gloo", options.timeout);
   } catch (const BadInput&) {
     throw;
   } catch (const std::exception& e) {
     std::string msg = e.what();
     if (auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
-    throw BadInput("rank " + std::to_string(env.rank) + " could not create the process group via " + where + ": " + msg);
+    throw BadInput("rank " + std::to_string(env.rank) + " could not create the process group via " + where + ": " +
+                   msg);
   }
 }
 
@@ -186,7 +189,7 @@ struct GradientBucketer::Impl {
   struct Bucket {
     std::vector<size_t> params;  // indices into `parameters`
     std::vector<int64_t> offsets;
-    at::Tensor flat;             // the bucket's gradients back to back
+    at::Tensor flat;  // the bucket's gradients back to back
     std::vector<bool> filled;
     size_t ready = 0;
     std::unique_ptr<Communicator::Pending> pending;

@@ -44,7 +44,8 @@ DistEnv detect_dist_env(const std::function<const char*(const char*)>& getenv_fn
   } else if (get("SLURM_PROCID") && get("SLURM_NTASKS")) {
     read("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", nullptr);
     // "4" or "4(x2)" or "4,2": the tasks on this node come first.
-    if (const char* v = get("SLURM_NTASKS_PER_NODE") ? get("SLURM_NTASKS_PER_NODE") : get("SLURM_STEP_TASKS_PER_NODE")) {
+    if (const char* v = get("SLURM_NTASKS_PER_NODE") ? get("SLURM_NTASKS_PER_NODE")
+                                                     : get("SLURM_STEP_TASKS_PER_NODE")) {
       e.local_world_size = std::atoi(v) > 0 ? std::atoi(v) : 1;
     }
     e.launcher = "slurm";

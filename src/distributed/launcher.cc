@@ -71,7 +71,8 @@ class SignalForwarding {
   SignalForwarding& operator=(const SignalForwarding&) = delete;
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ = {};
+  struct sigaction old_term_ = {};
 };
 
 // Where the workers of this node meet: the world size and the rendezvous port.
@@ -172,8 +173,7 @@ class Supervisor {
                      WIFSIGNALED(status) ? WTERMSIG(status) : code);
         stopping_ = true;
         signal_all(SIGTERM);
-        stop_deadline_ =
-            std::chrono::steady_clock::now() + std::chrono::milliseconds(int64_t(grace_seconds_ * 1000));
+        stop_deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(int64_t(grace_seconds_ * 1000));
       }
     }
   }

@@ -15,8 +15,8 @@ struct LaunchOptions {
   int nnodes = 1;
   int node_rank = 0;
   std::string master_addr = "127.0.0.1";
-  int master_port = 0;        // 0: a free local port (single node only)
-  double grace_seconds = 10;  // between SIGTERM and SIGKILL when stopping workers
+  int master_port = 0;            // 0: a free local port (single node only)
+  double grace_seconds = 10;      // between SIGTERM and SIGKILL when stopping workers
   std::vector<std::string> argv;  // the worker command line (argv[0] is the program)
   bool quiet = false;
 };

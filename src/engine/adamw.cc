@@ -85,12 +85,9 @@ AdamWKernel AdamW::kernel_for(const at::Tensor& param, const at::Tensor& grad) c
     case AdamWKernel::Auto:
       if (cpu_loop) return AdamWKernel::Bertpt;
       return libtorch_fused && param.is_cuda() ? AdamWKernel::LibTorchFused : AdamWKernel::TensorOps;
-    case AdamWKernel::Bertpt:
-      return cpu_loop ? AdamWKernel::Bertpt : AdamWKernel::TensorOps;
-    case AdamWKernel::LibTorchFused:
-      return libtorch_fused ? AdamWKernel::LibTorchFused : AdamWKernel::TensorOps;
-    case AdamWKernel::TensorOps:
-      break;
+    case AdamWKernel::Bertpt: return cpu_loop ? AdamWKernel::Bertpt : AdamWKernel::TensorOps;
+    case AdamWKernel::LibTorchFused: return libtorch_fused ? AdamWKernel::LibTorchFused : AdamWKernel::TensorOps;
+    case AdamWKernel::TensorOps: break;
   }
   return AdamWKernel::TensorOps;
 }
@@ -173,8 +170,13 @@ void AdamW::step(double lr, const at::Tensor& found_inf) {
     }
     if (kernel == AdamWKernel::Bertpt) {
       const AdamWScalars k{decay ? float(1.0 - lr * options_.weight_decay) : 1.0f,
-                           float(b1), float(1.0 - b1), float(b2), float(1.0 - b2),
-                           float(bc2_sqrt), float(options_.eps), float(-step_size)};
+                           float(b1),
+                           float(1.0 - b1),
+                           float(b2),
+                           float(1.0 - b2),
+                           float(bc2_sqrt),
+                           float(options_.eps),
+                           float(-step_size)};
       float* p = s.param.data_ptr<float>();
       const float* gp = g.data_ptr<float>();
       float* m = s.exp_avg.data_ptr<float>();
@@ -227,9 +229,12 @@ void AdamW::load_state(const std::vector<std::pair<std::string, at::Tensor>>& te
     for (auto* which : {&s.exp_avg, &s.exp_avg_sq}) {
       const std::string key = (which == &s.exp_avg ? "exp_avg." : "exp_avg_sq.") + s.name;
       auto it = by_name.find(key);
-      if (it == by_name.end()) throw BadInput(source + ": optimizer state has no tensor " + key, "the checkpoint is incomplete or from another model");
+      if (it == by_name.end())
+        throw BadInput(source + ": optimizer state has no tensor " + key,
+                       "the checkpoint is incomplete or from another model");
       if (it->second.sizes() != which->sizes()) {
-        throw BadInput(source + ": optimizer tensor " + key + " has the wrong shape", "the checkpoint is from another model");
+        throw BadInput(source + ": optimizer tensor " + key + " has the wrong shape",
+                       "the checkpoint is from another model");
       }
       which->copy_(it->second);
     }

@@ -46,4 +46,9 @@ std::string normalize_device(const std::string& text) {
   return device.str();
 }
 
+std::string setup_runtime(int threads, const std::string& device) {
+  setup_cpu_runtime(threads);
+  return normalize_device(device);
+}
+
 }  // namespace bertpt::engine

@@ -15,4 +15,8 @@ void setup_cpu_runtime(int threads);
 // form ("cpu", "cuda:0"). BadInput with a hint otherwise.
 std::string normalize_device(const std::string& device);
 
+// What every command that runs the model does first: setup_cpu_runtime(threads), then
+// normalize_device(device).
+std::string setup_runtime(int threads, const std::string& device);
+
 }  // namespace bertpt::engine

@@ -15,8 +15,8 @@
 
 #include <torch/nn/module.h>
 
-#include "model/bert_config.h"
 #include "engine/adamw.h"
+#include "model/bert_config.h"
 
 namespace bertpt::engine {
 

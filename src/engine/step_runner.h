@@ -47,25 +47,25 @@ struct StepRunnerOptions {
 };
 
 struct StepInput {
-  int64_t step = 0;            // 0-based: updates before this one
+  int64_t step = 0;  // 0-based: updates before this one
   int64_t micro_steps = 1;
-  double count = 0;            // items the mean loss is over: all micro-batches of all ranks
+  double count = 0;  // items the mean loss is over: all micro-batches of all ranks
   double lr = 0;
-  bool log_step = false;       // ranks agree on stopping here (the host path agrees every step)
-  bool read_back = false;      // the task needs this step's values on the host now
-  bool stop_requested = false; // this rank was asked to stop (a signal)
-  bool poison = false;         // test hook: make this step's loss non-finite
+  bool log_step = false;        // ranks agree on stopping here (the host path agrees every step)
+  bool read_back = false;       // the task needs this step's values on the host now
+  bool stop_requested = false;  // this rank was asked to stop (a signal)
+  bool poison = false;          // test hook: make this step's loss non-finite
   // When the step began (the task's batch fetch included), for the interval's seconds; default: now.
   std::chrono::steady_clock::time_point started{};
 };
 
 struct StepOutput {
-  bool known = false;     // loss_sum, correct, grad_norm and finite hold this step's values
-  double loss_sum = 0;    // over the global batch
+  bool known = false;   // loss_sum, correct, grad_norm and finite hold this step's values
+  double loss_sum = 0;  // over the global batch
   double correct = 0;
-  double grad_norm = 0;   // before clipping
-  bool finite = true;     // the update was applied
-  bool stop = false;      // the ranks agreed to stop after this step
+  double grad_norm = 0;  // before clipping
+  bool finite = true;    // the update was applied
+  bool stop = false;     // the ranks agreed to stop after this step
 };
 
 // The finite steps' totals since the last take_interval(), for a log record.

@@ -21,7 +21,7 @@ class DeviceStepStats {
            const at::Tensor& norm);
 
   struct Totals {
-    int64_t steps = 0, good_steps = 0;  // since the last read
+    int64_t steps = 0, good_steps = 0;             // since the last read
     double loss_sum = 0, correct = 0, masked = 0;  // over the good steps
     double last_norm = 0;
     int64_t streak = 0;        // consecutive non-finite steps up to now

@@ -60,9 +60,7 @@ class ObjectReader {
     return uint32_t(v);
   }
   ObjectReader object(const char* key) const { return ObjectReader(field(key), file_, name(key)); }
-  const nlohmann::json& array(const char* key) const {
-    return typed(key, &nlohmann::json::is_array, "an array");
-  }
+  const nlohmann::json& array(const char* key) const { return typed(key, &nlohmann::json::is_array, "an array"); }
   const nlohmann::json& any_object(const char* key) const {
     return typed(key, &nlohmann::json::is_object, "an object");
   }

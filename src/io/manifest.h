@@ -99,7 +99,6 @@ void write_manifest(const std::string& dir, const Manifest& manifest);
 // checkpoint (DATA/progress.json) record it.
 nlohmann::json shards_to_json(const std::vector<ManifestShard>& shards);
 // Reads a shard list written by shards_to_json; errors name `path` and `field`.
-std::vector<ManifestShard> shards_from_json(const nlohmann::json& j, const std::string& path,
-                                            const std::string& field);
+std::vector<ManifestShard> shards_from_json(const nlohmann::json& j, const std::string& path, const std::string& field);
 
 }  // namespace bertpt::io

@@ -30,7 +30,7 @@ struct DTypeInfo {
   size_t size;
 };
 constexpr DTypeInfo kDTypes[] = {
-    {DType::BOOL, "BOOL", 1}, {DType::U8, "U8", 1},   {DType::I8, "I8", 1},     {DType::I16, "I16", 2},
+    {DType::BOOL, "BOOL", 1}, {DType::U8, "U8", 1},     {DType::I8, "I8", 1},   {DType::I16, "I16", 2},
     {DType::F16, "F16", 2},   {DType::BF16, "BF16", 2}, {DType::I32, "I32", 4}, {DType::F32, "F32", 4},
     {DType::F64, "F64", 8},   {DType::I64, "I64", 8},
 };
@@ -92,8 +92,8 @@ int64_t TensorView::numel() const {
 
 // ---- writer
 
-void SafetensorsWriter::add(const std::string& name, DType dtype, const std::vector<int64_t>& shape,
-                            const void* data, size_t nbytes) {
+void SafetensorsWriter::add(const std::string& name, DType dtype, const std::vector<int64_t>& shape, const void* data,
+                            size_t nbytes) {
   if (name.empty() || name == "__metadata__") {
     throw BadInput("safetensors: invalid tensor name '" + name + "'");
   }
@@ -137,9 +137,8 @@ std::string SafetensorsWriter::serialize() const {
     std::string shape = "[";
     for (size_t i = 0; i < e.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(e.shape[i]);
     shape += "]";
-    header += (first ? "" : ",") + quote(kv->first) + ":{\"dtype\":\"" + dtype_name(e.dtype) +
-              "\",\"shape\":" + shape + ",\"data_offsets\":[" + std::to_string(offset) + "," +
-              std::to_string(offset + e.bytes.size()) + "]}";
+    header += (first ? "" : ",") + quote(kv->first) + ":{\"dtype\":\"" + dtype_name(e.dtype) + "\",\"shape\":" + shape +
+              ",\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + e.bytes.size()) + "]}";
     offset += e.bytes.size();
     first = false;
   }
@@ -311,8 +310,7 @@ void read_dtype_and_shape(const std::string& where, const nlohmann::json& entry,
 
 // data_offsets of a tensor entry: in order, inside the data section, and as long as shape and dtype
 // need.
-Span read_data_offsets(const std::string& where, const nlohmann::json& entry, const TensorView& t,
-                       uint64_t data_size) {
+Span read_data_offsets(const std::string& where, const nlohmann::json& entry, const TensorView& t, uint64_t data_size) {
   const nlohmann::json& off = entry.at("data_offsets");
   if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned()) {
     throw BadInput(where + ": data_offsets " + off.dump() + " is not a pair of non-negative integers", kCorruptHint);
@@ -355,9 +353,8 @@ TensorView read_tensor_entry(const std::string& p, const std::string& name, cons
 // one ended, the first at 0 and the last ending at the end of the file. Sorts `spans`.
 void check_tiling(const std::string& p, std::vector<Span>& spans, const std::vector<TensorView>& tensors,
                   uint64_t data_size) {
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
+  std::sort(spans.begin(), spans.end(),
+            [](const Span& a, const Span& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
   uint64_t expect = 0;
   for (const Span& s : spans) {
     const std::string& nm = tensors[s.index].name;

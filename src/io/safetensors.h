@@ -47,8 +47,7 @@ struct TensorView {
 class SafetensorsWriter {
  public:
   // Throws BadInput on a duplicate or empty name, or when nbytes != numel * dtype_size.
-  void add(const std::string& name, DType dtype, const std::vector<int64_t>& shape, const void* data,
-           size_t nbytes);
+  void add(const std::string& name, DType dtype, const std::vector<int64_t>& shape, const void* data, size_t nbytes);
   void set_metadata(const std::string& key, const std::string& value) { metadata_[key] = value; }
 
   // The whole file as bytes (header + data).

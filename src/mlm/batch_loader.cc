@@ -107,7 +107,8 @@ struct BatchLoader::Impl {
     const uint64_t G = uint64_t(o.per_device_batch * o.grad_accum * o.world);
     StepBatch sb;
     sb.first_position = o.start_position + uint64_t(k) * G;
-    const uint64_t slice = o.start_position + data::Sampler::rank_slice_begin(uint64_t(k), G, uint64_t(o.rank), uint64_t(o.world));
+    const uint64_t slice = o.start_position +
+                           data::Sampler::rank_slice_begin(uint64_t(k), G, uint64_t(o.rank), uint64_t(o.world));
     for (int64_t m = 0; m < o.grad_accum; ++m) {
       MicroBatch mb = make_micro_batch(*dataset, sampler, o.masking, o.seed, slice + uint64_t(m * o.per_device_batch),
                                        o.per_device_batch, o.pin_memory);
@@ -115,8 +116,9 @@ struct BatchLoader::Impl {
       sb.num_tokens += mb.num_tokens;
       sb.micro.push_back(std::move(mb));
     }
-    sb.global_num_masked = o.world == 1 ? sb.num_masked
-                                        : count_masked(*dataset, sampler, o.masking, o.seed, sb.first_position, int64_t(G));
+    sb.global_num_masked = o.world == 1
+                               ? sb.num_masked
+                               : count_masked(*dataset, sampler, o.masking, o.seed, sb.first_position, int64_t(G));
     return sb;
   }
 

@@ -24,13 +24,13 @@
 namespace bertpt::mlm {
 
 struct MicroBatch {
-  at::Tensor input_ids;       // [b, T] int64, masked inputs
-  at::Tensor attention_mask;  // [b, T] int64 (1 = token, 0 = [PAD]); undefined when nothing is padded
-  at::Tensor labels;          // [b, T] int64: original id at predicted positions, -100 elsewhere
+  at::Tensor input_ids;         // [b, T] int64, masked inputs
+  at::Tensor attention_mask;    // [b, T] int64 (1 = token, 0 = [PAD]); undefined when nothing is padded
+  at::Tensor labels;            // [b, T] int64: original id at predicted positions, -100 elsewhere
   at::Tensor masked_positions;  // [M] int64: flat indices (row·T + t) of the labelled positions, ascending;
                                 // the sparse MLM head gathers them without a device-to-host sync
-  int64_t num_masked = 0;     // positions with a label (M)
-  int64_t num_tokens = 0;     // non-[PAD] positions
+  int64_t num_masked = 0;       // positions with a label (M)
+  int64_t num_tokens = 0;       // non-[PAD] positions
 };
 
 struct StepBatch {
@@ -49,7 +49,7 @@ struct LoaderOptions {
   int rank = 0, world = 1;
   uint64_t seed = 34;
   bool shuffle = true;
-  uint64_t start_position = 0;  // global sample position of the first step (resume)
+  uint64_t start_position = 0;   // global sample position of the first step (resume)
   data::MaskingOptions masking;  // vocab_size, mask id and special ids filled from the dataset
   int prefetch_steps = 2;        // StepBatches prepared ahead
   bool pin_memory = false;       // page-locked host tensors (fast, asynchronous copies to CUDA)

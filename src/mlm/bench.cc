@@ -10,15 +10,15 @@
 #include "common/error.h"
 #include "data/dataset.h"
 #include "data/masking.h"
-#include "model/bert.h"
-#include "model/bert_config.h"
-#include "model/cpu_runtime.h"
-#include "model/torch_compat.h"
 #include "engine/adamw.h"
 #include "engine/collectives.h"
 #include "engine/device.h"
 #include "engine/failures.h"
 #include "engine/precision.h"
+#include "model/bert.h"
+#include "model/bert_config.h"
+#include "model/cpu_runtime.h"
+#include "model/torch_compat.h"
 #include "perf/flops.h"
 
 namespace bertpt::mlm {
@@ -50,7 +50,8 @@ void make_batch(const BenchOptions& o, const data::Dataset* ds, int64_t vocab, i
       row[0] = 2;
       row[seq_len - 1] = 3;
     }
-    data::mask_tokens(mo, o.seed, 0, uint64_t(b), row, in.data() + b * seq_len, lab.data() + b * seq_len, size_t(seq_len));
+    data::mask_tokens(mo, o.seed, 0, uint64_t(b), row, in.data() + b * seq_len, lab.data() + b * seq_len,
+                      size_t(seq_len));
   }
   ids = torch::tensor(in, torch::kLong).view({batch, seq_len});
   labels = torch::tensor(lab, torch::kLong).view({batch, seq_len});
@@ -198,8 +199,7 @@ void fill_row(BenchRow& row, const RowTiming& t, engine::Collectives& coll, cons
 BenchResult run_bench(const BenchOptions& o) {
   if (o.steps < 1 || o.warmup_steps < 0) throw BadInput("--steps must be at least 1 and --warmup-steps at least 0");
   const bool bf16 = engine::is_bf16(o.precision);
-  engine::setup_cpu_runtime(o.threads);
-  const at::Device device(engine::normalize_device(o.device));
+  const at::Device device(engine::setup_runtime(o.threads, o.device));
   std::unique_ptr<data::Dataset> ds;
   if (!o.data.empty()) ds = std::make_unique<data::Dataset>(o.data, "train");
   const model::BertConfig config = bench_config(o, ds.get());

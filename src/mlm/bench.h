@@ -50,7 +50,7 @@ struct BenchRow {
 
 struct BenchResult {
   std::vector<BenchRow> rows;
-  size_t fastest = 0;  // index of the row with the most tokens/s
+  size_t fastest = 0;     // index of the row with the most tokens/s
   double peak_flops = 0;  // of all ranks together
   std::string peak_source;
   int world_size = 1;

@@ -11,11 +11,11 @@
 #include "common/error.h"
 #include "data/dataset.h"
 #include "data/sampler.h"
+#include "engine/collectives.h"
+#include "mlm/batch_loader.h"
 #include "model/bert.h"
 #include "model/checkpoint.h"
 #include "model/torch_compat.h"
-#include "mlm/batch_loader.h"
-#include "engine/collectives.h"
 
 namespace bertpt::mlm {
 
@@ -31,7 +31,8 @@ EvalResult evaluate_mlm(model::BertForMaskedLMImpl& model, const data::Dataset& 
                    "evaluate on data prepared with the model's tokenizer");
   }
   if (dataset.seq_len() > uint64_t(model.config().max_position_embeddings)) {
-    throw BadInput("the dataset's seq_len " + std::to_string(dataset.seq_len()) + " exceeds the model's max_position_embeddings " +
+    throw BadInput("the dataset's seq_len " + std::to_string(dataset.seq_len()) +
+                   " exceeds the model's max_position_embeddings " +
                    std::to_string(model.config().max_position_embeddings));
   }
   data::MaskingOptions masking = masking_for_dataset(dataset, o.mlm_probability);
@@ -51,7 +52,8 @@ EvalResult evaluate_mlm(model::BertForMaskedLMImpl& model, const data::Dataset& 
     if (mb.num_masked == 0) continue;
     at::Tensor att = mb.attention_mask.defined() ? mb.attention_mask.to(device) : at::Tensor();
     torch_compat::AutocastGuard autocast(device.type(), at::kBFloat16, o.bf16);
-    model::MlmOutput out = model.forward(mb.input_ids.to(device), att, {}, mb.labels.to(device), model::MlmHead::Sparse);
+    model::MlmOutput out = model.forward(mb.input_ids.to(device), att, {}, mb.labels.to(device),
+                                         model::MlmHead::Sparse);
     sums[0] += out.loss_sum.item<double>();
     sums[1] += double(out.num_correct.item<int64_t>());
     sums[2] += double(out.num_masked);

@@ -24,10 +24,10 @@ constexpr uint64_t kEvalMaskSeed = 0x4556414C4D41534Bull;  // "EVALMASK"
 
 struct EvalOptions {
   int64_t batch_size = 32;
-  int64_t max_batches = 0;      // 0: the whole split
+  int64_t max_batches = 0;  // 0: the whole split
   uint64_t mask_seed = kEvalMaskSeed;
   double mlm_probability = 0.15;
-  bool bf16 = false;            // autocast, as in training
+  bool bf16 = false;  // autocast, as in training
   std::string device = "cpu";
 };
 

@@ -41,8 +41,9 @@ FillMasker::FillMasker(const std::string& model_dir, const std::string& tokenize
   impl_->tok = std::make_unique<tokenizer::Tokenizer>(tokenizer::load_tokenizer(tdir));
   impl_->clean_up = tokenizer::clean_up_tokenization_spaces(tdir);
   if (int64_t(impl_->tok->vocab_size()) > impl_->model->config().vocab_size) {
-    throw BadInput("vocabulary mismatch: the tokenizer in " + tdir + " has " + std::to_string(impl_->tok->vocab_size()) +
-                       " tokens but the model has vocab_size " + std::to_string(impl_->model->config().vocab_size),
+    throw BadInput("vocabulary mismatch: the tokenizer in " + tdir + " has " +
+                       std::to_string(impl_->tok->vocab_size()) + " tokens but the model has vocab_size " +
+                       std::to_string(impl_->model->config().vocab_size),
                    "use the tokenizer the model was trained with");
   }
   if (impl_->tok->special_ids().mask < 0) throw BadInput("the tokenizer in " + tdir + " has no [MASK] token");
@@ -72,7 +73,7 @@ FillMaskResult FillMasker::run(const std::string& text, int top_k) const {
   at::NoGradGuard no_grad;
   std::vector<int64_t> ids64(ids.begin(), ids.end());
   at::Tensor input = at::tensor(ids64, at::kLong).unsqueeze(0).to(impl_->device);  // [1, T]
-  at::Tensor logits = impl_->model->logits(input);                                   // [1, T, V]
+  at::Tensor logits = impl_->model->logits(input);                                 // [1, T, V]
   const int k = std::max(1, std::min<int>(top_k, int(config.vocab_size)));
   // As the fill-mask pipeline: with one mask the sequence is plain text; with several, the special
   // tokens stay so the other [MASK]s remain visible.

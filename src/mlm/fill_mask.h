@@ -12,16 +12,16 @@
 namespace bertpt::mlm {
 
 struct FillMaskPrediction {
-  int64_t token = 0;       // id
-  std::string token_str;   // decode([id])
-  double score = 0;        // softmax probability
-  std::string sequence;    // the text with this token in place of the [MASK], decoded as transformers' fill-mask
-                           // pipeline does (special tokens skipped only when the text has one mask)
+  int64_t token = 0;      // id
+  std::string token_str;  // decode([id])
+  double score = 0;       // softmax probability
+  std::string sequence;   // the text with this token in place of the [MASK], decoded as transformers' fill-mask
+                          // pipeline does (special tokens skipped only when the text has one mask)
 };
 
 struct FillMaskResult {
   std::string text;
-  std::vector<int64_t> mask_positions;                   // token positions of the [MASK]s
+  std::vector<int64_t> mask_positions;                       // token positions of the [MASK]s
   std::vector<std::vector<FillMaskPrediction>> predictions;  // per [MASK], best first
 };
 

@@ -115,13 +115,6 @@ PretrainOptions validated(const PretrainOptions& o) {
   return o;
 }
 
-// The CPU runtime first (threads, block cache: every command that runs the model sets it up), then
-// the device, checked against this build and machine.
-at::Device prepare_device(const PretrainOptions& o) {
-  engine::setup_cpu_runtime(o.threads);
-  return at::Device(engine::normalize_device(o.device));
-}
-
 // DATA's train split, checked against the tokenizer it was prepared with.
 std::shared_ptr<const data::Dataset> open_train_split(const std::string& dir) {
   std::error_code ec;
@@ -129,11 +122,13 @@ std::shared_ptr<const data::Dataset> open_train_split(const std::string& dir) {
     throw BadInput("--data " + dir + " does not exist", "create a dataset with bertpt prepare --out DIR");
   }
   auto dataset = std::make_shared<const data::Dataset>(dir, "train");
-  if (dataset->size() == 0) throw BadInput(dir + ": the train split is empty", "prepare more text or a shorter --seq-len");
+  if (dataset->size() == 0)
+    throw BadInput(dir + ": the train split is empty", "prepare more text or a shorter --seq-len");
   const tokenizer::Tokenizer tok = tokenizer::load_tokenizer(dataset->tokenizer_dir());
   if (uint64_t(tok.vocab_size()) != dataset->vocab_size()) {
-    throw BadInput("vocabulary mismatch: the dataset's manifest says vocab_size " + std::to_string(dataset->vocab_size()) +
-                       " but its tokenizer (" + dataset->tokenizer_dir() + ") has " + std::to_string(tok.vocab_size()),
+    throw BadInput("vocabulary mismatch: the dataset's manifest says vocab_size " +
+                       std::to_string(dataset->vocab_size()) + " but its tokenizer (" + dataset->tokenizer_dir() +
+                       ") has " + std::to_string(tok.vocab_size()),
                    "the dataset was modified; re-run bertpt prepare");
   }
   return dataset;
@@ -174,8 +169,9 @@ Start resolve_start(const PretrainOptions& o, const data::Dataset& dataset, bool
     }
   } else if (engine::has_any_checkpoint(o.output_dir)) {
     if (!o.overwrite_output_dir) {
-      throw BadInput(o.output_dir + " already holds checkpoints of a run",
-                     "pass --resume auto to continue it, --overwrite-output-dir to start afresh, or another --output-dir");
+      throw BadInput(
+          o.output_dir + " already holds checkpoints of a run",
+          "pass --resume auto to continue it, --overwrite-output-dir to start afresh, or another --output-dir");
     }
     std::error_code ec;
     if (main) {
@@ -197,8 +193,9 @@ std::string init_from_weights(const std::string& dir) {
   const std::string weights = (fs::path(dir) / "model.safetensors").string();
   if (fs::exists(weights, ec)) return weights;
   if (fs::exists(fs::path(dir) / "pytorch_model.bin", ec)) {
-    throw BadInput("--init-from " + dir + " has only pytorch_model.bin: bertpt reads safetensors checkpoints, "
-                   "and pytorch_model.bin (a Python pickle) is out of scope",
+    throw BadInput("--init-from " + dir +
+                       " has only pytorch_model.bin: bertpt reads safetensors checkpoints, "
+                       "and pytorch_model.bin (a Python pickle) is out of scope",
                    "convert it once in Python: BertForMaskedLM.from_pretrained(dir).save_pretrained(dir, "
                    "safe_serialization=True)");
   }
@@ -226,9 +223,10 @@ ModelSource resolve_model_source(const PretrainOptions& o, const Start& start, c
     if (is_preset_name(o.model)) src.config.vocab_size = int64_t(dataset.vocab_size());
   }
   if (src.config.vocab_size != int64_t(dataset.vocab_size())) {
-    throw BadInput("vocabulary mismatch: the model has vocab_size " + std::to_string(src.config.vocab_size) +
-                       " but the dataset " + o.data + " (its tokenizer) has " + std::to_string(dataset.vocab_size()),
-                   "train on data prepared with the model's tokenizer, or use a preset (its vocab_size follows the data)");
+    throw BadInput(
+        "vocabulary mismatch: the model has vocab_size " + std::to_string(src.config.vocab_size) + " but the dataset " +
+            o.data + " (its tokenizer) has " + std::to_string(dataset.vocab_size()),
+        "train on data prepared with the model's tokenizer, or use a preset (its vocab_size follows the data)");
   }
   if (int64_t(dataset.seq_len()) > src.config.max_position_embeddings) {
     throw BadInput("the dataset's seq_len " + std::to_string(dataset.seq_len()) +
@@ -313,7 +311,7 @@ Pretraining::Pretraining(const PretrainOptions& options, const TrainHooks& hooks
       main_(coll_.is_main()),
       rank_(coll_.rank()),
       world_(coll_.world_size()),
-      device_(prepare_device(options)),
+      device_(engine::setup_runtime(options.threads, options.device)),
       bf16_(engine::is_bf16(options.precision)) {
   dataset_ = open_train_split(o_.data);
   const Start start = resolve_start(o_, *dataset_, main_, [this](const std::string& m) { message(m); });
@@ -466,10 +464,10 @@ engine::MicroForward Pretraining::mlm_forward(const StepBatch& batch) {
   return [this, &batch](int64_t m) {
     const MicroBatch& mb = batch.micro[size_t(m)];
     if (hooks_.during_forward) hooks_.during_forward(step_);
-    at::Tensor ids = mb.input_ids.to(device_, /*non_blocking=*/true);                  // [b, T]
-    at::Tensor labels = mb.labels.to(device_, /*non_blocking=*/true);                  // [b, T]
+    at::Tensor ids = mb.input_ids.to(device_, /*non_blocking=*/true);  // [b, T]
+    at::Tensor labels = mb.labels.to(device_, /*non_blocking=*/true);  // [b, T]
     at::Tensor att = mb.attention_mask.defined() ? mb.attention_mask.to(device_, true) : at::Tensor();
-    at::Tensor positions = mb.masked_positions.to(device_, /*non_blocking=*/true);     // [M]
+    at::Tensor positions = mb.masked_positions.to(device_, /*non_blocking=*/true);  // [M]
     model::MlmOutput out = model_->forward(ids, att, {}, labels, model::MlmHead::Sparse, positions);
     return engine::MicroOutput{out.loss_sum, out.num_correct};
   };
@@ -502,7 +500,8 @@ bool Pretraining::train_step() {
     rec.skipped = !out.finite;
     hooks_.on_step(rec);
   }
-  if (step_ % o_.logging_steps == 0 || step_ == o_.max_steps || out.stop) write_log_record(runner_->take_interval(step_));
+  if (step_ % o_.logging_steps == 0 || step_ == o_.max_steps || out.stop)
+    write_log_record(runner_->take_interval(step_));
   if (o_.eval_steps > 0 && step_ % o_.eval_steps == 0 && step_ < o_.max_steps && !out.stop) evaluate();
   if ((o_.save_steps > 0 && step_ % o_.save_steps == 0) || step_ == o_.max_steps || out.stop) save();
   if (out.stop) {
@@ -614,9 +613,10 @@ std::string format_log_line(const nlohmann::json& r, int64_t max_steps) {
   char buf[512];
   const int64_t step = r.value("step", int64_t(0));
   if (r.contains("eval_loss")) {
-    std::snprintf(buf, sizeof buf, "eval @ step %lld | loss %.4f | perplexity %.2f | accuracy %.4f | %lld sequences, %s",
-                  (long long)step, d("eval_loss"), d("eval_perplexity"), d("eval_accuracy"),
-                  (long long)r.value("eval_sequences", int64_t(0)), Progress::format_duration(d("eval_seconds")).c_str());
+    std::snprintf(
+        buf, sizeof buf, "eval @ step %lld | loss %.4f | perplexity %.2f | accuracy %.4f | %lld sequences, %s",
+        (long long)step, d("eval_loss"), d("eval_perplexity"), d("eval_accuracy"),
+        (long long)r.value("eval_sequences", int64_t(0)), Progress::format_duration(d("eval_seconds")).c_str());
     return buf;
   }
   auto human = [](double v) {
@@ -627,16 +627,19 @@ std::string format_log_line(const nlohmann::json& r, int64_t max_steps) {
     return std::string(b);
   };
   std::string line;
-  std::snprintf(buf, sizeof buf, "step %lld/%lld | loss %.4f | acc %.4f | lr %.3g | gnorm %.3f | %s tok/s | %.2f seq/s | MFU %.1f%%",
+  std::snprintf(buf, sizeof buf,
+                "step %lld/%lld | loss %.4f | acc %.4f | lr %.3g | gnorm %.3f | %s tok/s | %.2f seq/s | MFU %.1f%%",
                 (long long)step, (long long)max_steps, d("loss"), d("mlm_accuracy"), d("learning_rate"), d("grad_norm"),
                 human(d("tokens_per_sec")).c_str(), d("seq_per_sec"), 100 * d("mfu"));
   line = buf;
-  line += " | " + Progress::format_duration(d("elapsed_sec")) + " elapsed, ETA " + Progress::format_duration(d("eta_sec"));
+  line += " | " + Progress::format_duration(d("elapsed_sec")) + " elapsed, ETA " +
+          Progress::format_duration(d("eta_sec"));
   if (r.contains("cost_usd")) {
     std::snprintf(buf, sizeof buf, " | $%.2f so far, $%.2f projected", d("cost_usd"), d("projected_cost_usd"));
     line += buf;
   }
-  if (r.value("skipped_steps", int64_t(0)) > 0) line += " | " + std::to_string(r["skipped_steps"].get<int64_t>()) + " skipped";
+  if (r.value("skipped_steps", int64_t(0)) > 0)
+    line += " | " + std::to_string(r["skipped_steps"].get<int64_t>()) + " skipped";
   return line;
 }
 

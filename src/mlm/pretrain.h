@@ -27,33 +27,33 @@ namespace bertpt::mlm {
 
 // What one optimizer step did (the on_step hook; tests compare these between runs).
 struct StepRecord {
-  int64_t step = 0;         // 1-based: the number of updates after this step
-  double loss = 0;          // mean over the global batch's masked positions
+  int64_t step = 0;  // 1-based: the number of updates after this step
+  double loss = 0;   // mean over the global batch's masked positions
   double accuracy = 0;
   double learning_rate = 0;
-  double grad_norm = 0;     // before clipping
-  bool skipped = false;     // non-finite loss or gradient: no update
+  double grad_norm = 0;  // before clipping
+  bool skipped = false;  // non-finite loss or gradient: no update
 };
 
 struct TrainHooks {
-  engine::Collectives* collectives = nullptr;                   // nullptr: one process
+  engine::Collectives* collectives = nullptr;           // nullptr: one process
   std::function<bool()> stop_requested;                 // polled after every step (SIGINT/SIGTERM)
   std::function<void(const nlohmann::json&)> on_start;  // the run summary (config, model, peak)
   std::function<void(const StepRecord&)> on_step;
-  std::function<void(const nlohmann::json&)> on_log;    // every metrics.jsonl record, as written
-  std::function<void(const std::string&)> on_message;   // checkpoints saved, resume, warnings
-  std::function<bool(int64_t step)> inject_nonfinite;   // test hook: poison the loss of this 0-based step
-  std::function<void(int64_t step)> during_forward;     // test hook: runs inside each micro-batch's forward
+  std::function<void(const nlohmann::json&)> on_log;   // every metrics.jsonl record, as written
+  std::function<void(const std::string&)> on_message;  // checkpoints saved, resume, warnings
+  std::function<bool(int64_t step)> inject_nonfinite;  // test hook: poison the loss of this 0-based step
+  std::function<void(int64_t step)> during_forward;    // test hook: runs inside each micro-batch's forward
 };
 
 struct TrainResult {
   int64_t start_step = 0, final_step = 0;
-  bool interrupted = false;     // stopped by stop_requested (a checkpoint was saved)
+  bool interrupted = false;  // stopped by stop_requested (a checkpoint was saved)
   int64_t skipped_steps = 0;
   std::string last_checkpoint;
-  nlohmann::json last_log;      // the last training metrics record
-  nlohmann::json last_eval;     // the last evaluation record (null when none ran)
-  double seconds = 0;           // this process's wall time
+  nlohmann::json last_log;   // the last training metrics record
+  nlohmann::json last_eval;  // the last evaluation record (null when none ran)
+  double seconds = 0;        // this process's wall time
 };
 
 // Runs (or resumes) a training run. Throws BadInput for the user's mistakes (paths, mismatched

@@ -83,7 +83,8 @@ void PretrainOptions::validate() const {
   need(adam_epsilon > 0, flag_of("adam_epsilon"), "must be > 0");
   need(mlm_probability > 0 && mlm_probability < 1, flag_of("mlm_probability"), "must be in (0, 1)");
   engine::parse_precision(precision, flag_of("precision"));
-  need(device == "cpu" || device.rfind("cuda", 0) == 0, flag_of("device"), "must be cpu, cuda or cuda:N, not '" + device + "'");
+  need(device == "cpu" || device.rfind("cuda", 0) == 0, flag_of("device"),
+       "must be cpu, cuda or cuda:N, not '" + device + "'");
   need(threads >= 0, flag_of("threads"), "must be >= 0");
   need(attention == "auto" || attention == "fused" || attention == "explicit", flag_of("attention"),
        "must be auto, fused or explicit");
@@ -98,7 +99,8 @@ void PretrainOptions::validate() const {
   need(price_per_hour >= 0, flag_of("price_per_hour"), "must be >= 0");
   need(peak_tflops >= 0, flag_of("peak_tflops"), "must be >= 0");
   if (!init_from.empty() && !resume.empty() && resume != "auto") {
-    throw BadInput("--init-from and --resume both given", "--resume continues a run (weights included); --init-from starts a new one");
+    throw BadInput("--init-from and --resume both given",
+                   "--resume continues a run (weights included); --init-from starts a new one");
   }
 }
 

@@ -12,17 +12,17 @@ namespace bertpt::mlm {
 
 struct PretrainOptions {
   // ---- what to train on, where to write
-  std::string data;                  // DATA: a directory written by `bertpt prepare`
-  std::string output_dir;            // RUN: checkpoints, metrics.jsonl, run_config.json
-  std::string model = "bert-base";   // preset name, config.json path or checkpoint dir (vocab_size from DATA)
-  std::string init_from;             // HF checkpoint dir (safetensors) to start from
-  std::string resume;                // RUN/checkpoint-STEP, or "auto" (latest complete one in RUN)
-  bool overwrite_output_dir = false; // allow a fresh run in a RUN that already has checkpoints
+  std::string data;                   // DATA: a directory written by `bertpt prepare`
+  std::string output_dir;             // RUN: checkpoints, metrics.jsonl, run_config.json
+  std::string model = "bert-base";    // preset name, config.json path or checkpoint dir (vocab_size from DATA)
+  std::string init_from;              // HF checkpoint dir (safetensors) to start from
+  std::string resume;                 // RUN/checkpoint-STEP, or "auto" (latest complete one in RUN)
+  bool overwrite_output_dir = false;  // allow a fresh run in a RUN that already has checkpoints
 
   // ---- optimisation (the guide's values)
   double learning_rate = 5e-5;
   int64_t per_device_batch_size = 32;
-  int64_t grad_accum = 1;            // micro-batches per optimizer step
+  int64_t grad_accum = 1;  // micro-batches per optimizer step
   int64_t max_steps = 100000;
   int64_t warmup_steps = 0;
   std::string lr_scheduler = "linear";  // linear (warmup, then linear decay to 0), constant, cosine
@@ -30,27 +30,27 @@ struct PretrainOptions {
   double adam_beta1 = 0.9;
   double adam_beta2 = 0.999;
   double adam_epsilon = 1e-8;
-  double max_grad_norm = 1.0;        // <= 0: no clipping
-  std::string optim = "adamw";       // engine::AdamW kernel: adamw (auto), adamw_torch_fused, adamw_torch, adamw_bertpt
+  double max_grad_norm = 1.0;   // <= 0: no clipping
+  std::string optim = "adamw";  // engine::AdamW kernel: adamw (auto), adamw_torch_fused, adamw_torch, adamw_bertpt
   uint64_t seed = 34;
   double mlm_probability = 0.15;
 
   // ---- hardware
-  std::string precision = "bf16";    // bf16 (autocast; LayerNorm/softmax/loss in fp32) or fp32
-  std::string device = "cpu";        // cpu, cuda, cuda:N
-  int threads = 0;                   // intra-op threads (0: LibTorch's default, all cores)
-  std::string attention = "auto";    // auto, fused, explicit
+  std::string precision = "bf16";  // bf16 (autocast; LayerNorm/softmax/loss in fp32) or fp32
+  std::string device = "cpu";      // cpu, cuda, cuda:N
+  int threads = 0;                 // intra-op threads (0: LibTorch's default, all cores)
+  std::string attention = "auto";  // auto, fused, explicit
 
   // ---- logging, evaluation, saving
   int64_t logging_steps = 100;
-  int64_t eval_steps = 0;            // 0: evaluate only at the end (when DATA has a valid split)
-  int64_t eval_max_batches = 0;      // 0: the whole valid split
-  int64_t save_steps = 5000;         // 0: save only at the end
-  int64_t save_total_limit = 2;      // 0: keep all
-  int64_t max_nan_steps = 10;        // consecutive non-finite steps before giving up
-  double price_per_hour = 0;         // $ per hour of this machine: cost so far and projected
-  std::string instance;              // or: an instance of the price table (configs/prices.json)
-  double peak_tflops = 0;            // override the peak used for MFU (0: measured / known table)
+  int64_t eval_steps = 0;        // 0: evaluate only at the end (when DATA has a valid split)
+  int64_t eval_max_batches = 0;  // 0: the whole valid split
+  int64_t save_steps = 5000;     // 0: save only at the end
+  int64_t save_total_limit = 2;  // 0: keep all
+  int64_t max_nan_steps = 10;    // consecutive non-finite steps before giving up
+  double price_per_hour = 0;     // $ per hour of this machine: cost so far and projected
+  std::string instance;          // or: an instance of the price table (configs/prices.json)
+  double peak_tflops = 0;        // override the peak used for MFU (0: measured / known table)
 
   nlohmann::json to_json() const;
   // Sets the options named in `j` (keys as to_json(), dashes accepted for underscores); unknown keys
@@ -66,10 +66,14 @@ template <class Options, class F>
 void visit_pretrain_options(Options& o, F&& f) {
   f("data", o.data, "Prepared dataset directory (from bertpt prepare)");
   f("output_dir", o.output_dir, "Run directory: checkpoints, metrics.jsonl, run_config.json");
-  f("model", o.model, "Model: a preset (bert-tiny ... bert-large), a config.json, or a checkpoint dir; vocab_size comes from the dataset");
+  f("model", o.model,
+    "Model: a preset (bert-tiny ... bert-large), a config.json, or a checkpoint dir; vocab_size comes from the "
+    "dataset");
   f("init_from", o.init_from, "Start from this Hugging Face checkpoint directory (model.safetensors)");
-  f("resume", o.resume, "Continue from RUN/checkpoint-STEP, or 'auto' for the latest complete checkpoint in --output-dir");
-  f("overwrite_output_dir", o.overwrite_output_dir, "Start afresh in an --output-dir that already has checkpoints (they are deleted)");
+  f("resume", o.resume,
+    "Continue from RUN/checkpoint-STEP, or 'auto' for the latest complete checkpoint in --output-dir");
+  f("overwrite_output_dir", o.overwrite_output_dir,
+    "Start afresh in an --output-dir that already has checkpoints (they are deleted)");
   f("learning_rate", o.learning_rate, "Peak learning rate");
   f("per_device_batch_size", o.per_device_batch_size, "Sequences per micro-batch on each device");
   f("grad_accum", o.grad_accum, "Micro-batches accumulated per optimizer step");

@@ -91,9 +91,9 @@ at::Tensor BertEmbeddingsImpl::forward(const at::Tensor& input_ids, const at::Te
   // padding_idx keeps the [PAD] row's gradient at zero, like nn.Embedding(padding_idx=pad).
   const bool sparse = sparse_word_gradient && input_ids.device().is_cpu();
   at::Tensor x = at::embedding(word_embeddings, input_ids, config_.pad_token_id, /*scale_grad_by_freq=*/false,
-                               sparse);  // [B, T, H]
-  at::Tensor positions = at::arange(T, input_ids.options().dtype(at::kLong));       // [T]
-  x = x + at::embedding(position_embeddings, positions);                           // + [T, H]
+                               sparse);                                        // [B, T, H]
+  at::Tensor positions = at::arange(T, input_ids.options().dtype(at::kLong));  // [T]
+  x = x + at::embedding(position_embeddings, positions);                       // + [T, H]
   if (token_type_ids.defined()) {
     x = x + at::embedding(token_type_embeddings, token_type_ids);  // + [B, T, H]
   } else {
@@ -142,7 +142,7 @@ at::Tensor BertLayerImpl::attention(const at::Tensor& x, const at::Tensor& addit
   at::Tensor qkv = ops::linear(x, w, b)                                 // [B, T, 3H]
                        .view({B, T, 3, nh, hd})
                        .permute({2, 0, 3, 1, 4});  // [3, B, nh, T, hd]
-  at::Tensor q = qkv[0], k = qkv[1], v = qkv[2];  // [B, nh, T, hd] each (strided views)
+  at::Tensor q = qkv[0], k = qkv[1], v = qkv[2];   // [B, nh, T, hd] each (strided views)
 
   at::Tensor ctx;  // [B, nh, T, hd]
   if (resolve_attention(attention_kernel, x.device().type()) == AttentionKernel::Fused) {
@@ -150,7 +150,8 @@ at::Tensor BertLayerImpl::attention(const at::Tensor& x, const at::Tensor& addit
   } else {
     // Scaling q ([B, nh, T, hd]) instead of the scores ([B, nh, T, T]) is cheaper when T > hd, and
     // the multiply doubles as the copy that makes q contiguous for the batched GEMM.
-    at::Tensor scores = at::matmul(q * (1.0 / std::sqrt(static_cast<double>(hd))), k.transpose(-2, -1));  // [B, nh, T, T]
+    at::Tensor scores = at::matmul(q * (1.0 / std::sqrt(static_cast<double>(hd))),
+                                   k.transpose(-2, -1));           // [B, nh, T, T]
     if (additive_mask.defined()) scores = scores + additive_mask;  // fp32 mask promotes bf16 scores
     // Softmax in fp32 whatever the autocast state (1.13's CPU autocast would keep it in bf16).
     at::Tensor probs = at::softmax(scores, -1, accumulate_type(scores));  // [B, nh, T, T]
@@ -167,9 +168,9 @@ at::Tensor BertLayerImpl::forward(const at::Tensor& x, const at::Tensor& additiv
   // Under autocast the GEMM outputs are bf16; adding the fp32 residual promotes back to fp32, so
   // the residual stream and LayerNorm stay fp32.
   at::Tensor a = maybe_dropout(linear(attention(x, additive_mask), attention_output), p, train);
-  at::Tensor h = apply_layer_norm(a + x, attention_norm, eps);                                 // [B, T, H]
-  at::Tensor i = activation(linear(h, intermediate), config_.hidden_act);               // [B, T, I]
-  at::Tensor o = maybe_dropout(linear(i, output), p, train);                                  // [B, T, H]
+  at::Tensor h = apply_layer_norm(a + x, attention_norm, eps);             // [B, T, H]
+  at::Tensor i = activation(linear(h, intermediate), config_.hidden_act);  // [B, T, I]
+  at::Tensor o = maybe_dropout(linear(i, output), p, train);               // [B, T, H]
   return apply_layer_norm(o + h, output_norm, eps);
 }
 
@@ -191,7 +192,8 @@ at::Tensor BertModelImpl::forward(const at::Tensor& input_ids, const at::Tensor&
     throw BadInput("input_ids must be [batch, sequence], got " + std::to_string(input_ids.dim()) + " dimensions");
   }
   if (input_ids.size(1) > config_.max_position_embeddings) {
-    throw BadInput("sequence length " + std::to_string(input_ids.size(1)) + " exceeds the model's max_position_embeddings (" +
+    throw BadInput("sequence length " + std::to_string(input_ids.size(1)) +
+                       " exceeds the model's max_position_embeddings (" +
                        std::to_string(config_.max_position_embeddings) + ")",
                    "use a shorter --seq-len, or a model config with more positions");
   }
@@ -245,9 +247,9 @@ MlmOutput BertForMaskedLMImpl::forward(const at::Tensor& input_ids, const at::Te
     // M sizes the gathered rows: from the caller's positions, or found here (a host sync).
     at::Tensor idx = masked_positions.defined() ? masked_positions
                                                 : at::nonzero(flat_labels.ne(-100)).squeeze(1);  // [M]
-    at::Tensor rows = hidden.reshape({-1, H}).index_select(0, idx);  // [M, H]
-    at::Tensor target = flat_labels.index_select(0, idx);            // [M]
-    at::Tensor logits = predict(rows);                               // [M, V]
+    at::Tensor rows = hidden.reshape({-1, H}).index_select(0, idx);                              // [M, H]
+    at::Tensor target = flat_labels.index_select(0, idx);                                        // [M]
+    at::Tensor logits = predict(rows);                                                           // [M, V]
     // One fp32 copy serves the loss and the accuracy (argmax over fp32 is ~5x faster than over bf16
     // on CPU, and upcasting keeps the order, so the argmax is the same).
     at::Tensor logits32 = logits.to(accumulate_type(logits));
@@ -296,7 +298,7 @@ BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const BertC
 at::Tensor BertForSequenceClassificationImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                                                       const at::Tensor& token_type_ids) {
   at::Tensor pooled = bert->pool(bert->forward(input_ids, attention_mask, token_type_ids));  // [B, H]
-  return linear(maybe_dropout(pooled, classifier_dropout_, is_training()), classifier);  // [B, num_labels]
+  return linear(maybe_dropout(pooled, classifier_dropout_, is_training()), classifier);      // [B, num_labels]
 }
 
 // ---- helpers
@@ -335,8 +337,8 @@ std::vector<std::pair<std::string, at::Tensor>> named_parameter_list(const torch
 at::Tensor additive_attention_mask(const at::Tensor& attention_mask) {
   // -(2 - 2^-7) · 2^127: the lowest finite bf16, exactly representable in fp32.
   constexpr double kLowest = -3.3895313892515355e38;
-  at::Tensor keep = attention_mask.to(at::kFloat);                             // [B, T]
-  return ((1.0 - keep) * kLowest).unsqueeze(1).unsqueeze(2);                   // [B, 1, 1, T]
+  at::Tensor keep = attention_mask.to(at::kFloat);            // [B, T]
+  return ((1.0 - keep) * kLowest).unsqueeze(1).unsqueeze(2);  // [B, 1, 1, T]
 }
 
 }  // namespace bertpt::model

@@ -165,10 +165,10 @@ class BertForMaskedLMImpl : public torch::nn::Module {
   const BertConfig& config() const { return config_; }
 
   BertModel bert{nullptr};
-  LinearParams transform;         // [H, H] ("cls.predictions.transform.dense")
-  LayerNormParams transform_norm; // "cls.predictions.transform.LayerNorm"
-  at::Tensor decoder_bias;        // [V] ("cls.predictions.bias"); the decoder weight is tied to
-                                  // bert.embeddings.word_embeddings (not a parameter of its own)
+  LinearParams transform;          // [H, H] ("cls.predictions.transform.dense")
+  LayerNormParams transform_norm;  // "cls.predictions.transform.LayerNorm"
+  at::Tensor decoder_bias;         // [V] ("cls.predictions.bias"); the decoder weight is tied to
+                                   // bert.embeddings.word_embeddings (not a parameter of its own)
 
  private:
   BertConfig config_;

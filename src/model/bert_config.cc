@@ -27,16 +27,29 @@ struct Preset {
 };
 // Same values as configs/<name>.json (a test checks that they agree).
 constexpr Preset kPresets[] = {
-    {"bert-tiny", 2, 128, 2, 512},     {"bert-mini", 4, 256, 4, 1024},    {"bert-small", 4, 512, 8, 2048},
-    {"bert-medium", 8, 512, 8, 2048},  {"bert-base", 12, 768, 12, 3072}, {"bert-large", 24, 1024, 16, 4096},
+    {"bert-tiny", 2, 128, 2, 512},    {"bert-mini", 4, 256, 4, 1024},   {"bert-small", 4, 512, 8, 2048},
+    {"bert-medium", 8, 512, 8, 2048}, {"bert-base", 12, 768, 12, 3072}, {"bert-large", 24, 1024, 16, 4096},
 };
 
 // The keys BertConfig models itself; everything else goes to `extra`.
 const char* const kKnownKeys[] = {
-    "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
-    "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "max_position_embeddings",
-    "type_vocab_size", "initializer_range", "layer_norm_eps", "pad_token_id", "position_embedding_type",
-    "architectures", "torch_dtype", "model_type",
+    "vocab_size",
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "intermediate_size",
+    "hidden_act",
+    "hidden_dropout_prob",
+    "attention_probs_dropout_prob",
+    "max_position_embeddings",
+    "type_vocab_size",
+    "initializer_range",
+    "layer_norm_eps",
+    "pad_token_id",
+    "position_embedding_type",
+    "architectures",
+    "torch_dtype",
+    "model_type",
 };
 
 [[noreturn]] void field_error(const std::string& source, const std::string& field, const std::string& what,
@@ -103,7 +116,8 @@ void BertConfig::validate(const std::string& source) const {
   }
   if (pad_token_id < -1 || pad_token_id >= vocab_size) {
     field_error(source, "pad_token_id",
-                "(" + std::to_string(pad_token_id) + ") is outside the vocabulary [0, " + std::to_string(vocab_size) + ")");
+                "(" + std::to_string(pad_token_id) + ") is outside the vocabulary [0, " + std::to_string(vocab_size) +
+                    ")");
   }
   bool act_ok = false;
   for (const char* a : kActivations) act_ok = act_ok || hidden_act == a;
@@ -169,7 +183,8 @@ BertConfig BertConfig::from_json(const std::string& text, const std::string& sou
   c.intermediate_size = get_int(j, source, "intermediate_size", c.intermediate_size);
   c.hidden_act = get_string(j, source, "hidden_act", c.hidden_act);
   c.hidden_dropout_prob = get_double(j, source, "hidden_dropout_prob", c.hidden_dropout_prob);
-  c.attention_probs_dropout_prob = get_double(j, source, "attention_probs_dropout_prob", c.attention_probs_dropout_prob);
+  c.attention_probs_dropout_prob = get_double(j, source, "attention_probs_dropout_prob",
+                                              c.attention_probs_dropout_prob);
   c.max_position_embeddings = get_int(j, source, "max_position_embeddings", c.max_position_embeddings);
   c.type_vocab_size = get_int(j, source, "type_vocab_size", c.type_vocab_size);
   c.initializer_range = get_double(j, source, "initializer_range", c.initializer_range);

@@ -25,9 +25,9 @@ namespace bertpt::model {
 class BlockCache {
  public:
   struct Options {
-    double max_slack = 0.25;                  // reuse a block at most 25% larger than the request
+    double max_slack = 0.25;  // reuse a block at most 25% larger than the request
     std::size_t min_idle_cap_bytes = 256u << 20;
-    bool huge_pages = true;                   // madvise(MADV_HUGEPAGE) on new mappings
+    bool huge_pages = true;  // madvise(MADV_HUGEPAGE) on new mappings
   };
   struct Stats {
     std::size_t live_bytes = 0, idle_bytes = 0, peak_live_bytes = 0;
@@ -64,8 +64,8 @@ class BlockCache {
   };
   Options options_;
   mutable std::mutex mu_;
-  std::multimap<std::size_t, Idle> idle_;          // size -> idle block
-  std::unordered_map<void*, std::size_t> live_;    // pointer -> mapped size
+  std::multimap<std::size_t, Idle> idle_;        // size -> idle block
+  std::unordered_map<void*, std::size_t> live_;  // pointer -> mapped size
   Stats stats_;
   std::uint64_t clock_ = 0;
 };

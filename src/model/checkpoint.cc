@@ -150,7 +150,8 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
   }
   // Tied or derived entries that need no parameter of their own.
   auto loaded = [&](const std::string& n) {
-    for (const auto& l : report.loaded) if (l == n) return true;
+    for (const auto& l : report.loaded)
+      if (l == n) return true;
     return false;
   };
   for (const auto& t : file.tensors()) {
@@ -187,8 +188,8 @@ void copy_tokenizer_files(const std::string& tokenizer_dir, const std::string& d
   // Only the tokenizer's own files: the source may be a whole model checkpoint, whose weights and
   // config must not overwrite the ones just written.
   std::error_code ec;
-  for (const char* name : {"tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json",
-                           "added_tokens.json"}) {
+  for (const char* name :
+       {"tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json"}) {
     const fs::path src = fs::path(tokenizer_dir) / name;
     if (fs::is_regular_file(src, ec)) write_file_atomic((fs::path(dir) / name).string(), read_file(src.string()));
   }
@@ -217,7 +218,8 @@ std::string checkpoint_weights_path(const std::string& dir) {
   fs::path d(dir);
   std::error_code ec;
   if (!fs::is_directory(d, ec)) {
-    throw BadInput("checkpoint directory " + dir + " does not exist", "pass a directory with config.json and model.safetensors");
+    throw BadInput("checkpoint directory " + dir + " does not exist",
+                   "pass a directory with config.json and model.safetensors");
   }
   fs::path weights = d / "model.safetensors";
   if (!fs::exists(weights, ec)) {
@@ -226,8 +228,9 @@ std::string checkpoint_weights_path(const std::string& dir) {
                      "re-save it unsharded: model.save_pretrained(dir, max_shard_size=\"10GB\")");
     }
     if (fs::exists(d / "pytorch_model.bin", ec)) {
-      throw BadInput(dir + " has pytorch_model.bin but no model.safetensors; bertpt reads safetensors only",
-                     "convert it in Python: AutoModel.from_pretrained(dir).save_pretrained(dir, safe_serialization=True)");
+      throw BadInput(
+          dir + " has pytorch_model.bin but no model.safetensors; bertpt reads safetensors only",
+          "convert it in Python: AutoModel.from_pretrained(dir).save_pretrained(dir, safe_serialization=True)");
     }
     throw BadInput(dir + " has no model.safetensors", "is this a complete checkpoint directory?");
   }
@@ -245,8 +248,8 @@ BertForMaskedLM load_pretrained(const std::string& dir, c10::Device device, Load
   return model;
 }
 
-BertForSequenceClassification load_sequence_classifier(const std::string& dir, int64_t num_labels, BertConfig* config_out,
-                                                       LoadReport* report) {
+BertForSequenceClassification load_sequence_classifier(const std::string& dir, int64_t num_labels,
+                                                       BertConfig* config_out, LoadReport* report) {
   const std::string weights = checkpoint_weights_path(dir);
   BertConfig config = BertConfig::load((fs::path(dir) / "config.json").string());
   // The head is initialised by the constructor; the file then overwrites what it has.

@@ -77,7 +77,6 @@ BertForMaskedLM load_pretrained(const std::string& dir, c10::Device device = c10
 //     from LibTorch's generator (seed it first). Any other missing tensor is an error.
 // `config_out` receives the checkpoint's config.
 BertForSequenceClassification load_sequence_classifier(const std::string& dir, int64_t num_labels,
-                                                       BertConfig* config_out = nullptr,
-                                                       LoadReport* report = nullptr);
+                                                       BertConfig* config_out = nullptr, LoadReport* report = nullptr);
 
 }  // namespace bertpt::model

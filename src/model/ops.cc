@@ -26,8 +26,8 @@ class MixedLinear : public torch::autograd::Function<MixedLinear> {
   // x: [N, in] (already flattened), w: [out, in], b: [out] or undefined.
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
                             c10::ScalarType compute) {
-    at::Tensor xc = x.to(compute).contiguous();  // [N, in]
-    at::Tensor wc = w.to(compute);               // [out, in]
+    at::Tensor xc = x.to(compute).contiguous();                                              // [N, in]
+    at::Tensor wc = w.to(compute);                                                           // [out, in]
     at::Tensor y = b.defined() ? at::addmm(b.to(compute), xc, wc.t()) : at::mm(xc, wc.t());  // [N, out]
     ctx->save_for_backward({xc, wc});
     ctx->saved_data["x_dtype"] = static_cast<int64_t>(x.scalar_type());
@@ -38,8 +38,8 @@ class MixedLinear : public torch::autograd::Function<MixedLinear> {
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     auto saved = ctx->get_saved_variables();
-    const at::Tensor& xc = saved[0];  // [N, in]
-    const at::Tensor& wc = saved[1];  // [out, in]
+    const at::Tensor& xc = saved[0];                             // [N, in]
+    const at::Tensor& wc = saved[1];                             // [out, in]
     at::Tensor dy = grads[0].to(wc.scalar_type()).contiguous();  // [N, out]
     auto dtype = [&](const char* key) { return static_cast<c10::ScalarType>(ctx->saved_data[key].toInt()); };
     at::Tensor dx, dw, db;
@@ -108,8 +108,8 @@ void mask_pairs(const T* in, T* out, int64_t begin, int64_t end, uint32_t k1, ui
 
 // Cloned per instruction set: the two integer hashes per pair need AVX2's 32-bit multiply to be cheap.
 BERTPT_VECTOR_CLONES
-void mask_float_pairs(const float* __restrict in, float* __restrict out, int64_t begin, int64_t end,
-                      uint32_t k1, uint32_t k2, uint32_t thr, float scale) {
+void mask_float_pairs(const float* __restrict in, float* __restrict out, int64_t begin, int64_t end, uint32_t k1,
+                      uint32_t k2, uint32_t thr, float scale) {
   for (int64_t j = begin; j < end; ++j) {
     const uint32_t h = pair_bits(static_cast<uint32_t>(j), hi_term_of(j, k2), k1);
     out[2 * j] = in[2 * j] * ((h & 0xFFFFU) >= thr ? scale : 0.0f);
@@ -121,8 +121,8 @@ void mask_float_pairs(const float* __restrict in, float* __restrict out, int64_t
 // halves are widened to float by a shift, scaled, and rounded back as c10::BFloat16 rounds (tests/
 // model: Bf16DropoutIsFloatDropoutRounded).
 BERTPT_VECTOR_CLONES
-void mask_bf16_pairs(const uint32_t* __restrict in, uint32_t* __restrict out, int64_t begin, int64_t end,
-                     uint32_t k1, uint32_t k2, uint32_t thr, float scale) {
+void mask_bf16_pairs(const uint32_t* __restrict in, uint32_t* __restrict out, int64_t begin, int64_t end, uint32_t k1,
+                     uint32_t k2, uint32_t thr, float scale) {
   for (int64_t j = begin; j < end; ++j) {
     const uint32_t word = in[j];
     const uint32_t h = pair_bits(static_cast<uint32_t>(j), hi_term_of(j, k2), k1);
@@ -134,7 +134,8 @@ void mask_bf16_pairs(const uint32_t* __restrict in, uint32_t* __restrict out, in
   }
 }
 
-void mask_pairs(const float* in, float* out, int64_t begin, int64_t end, uint32_t k1, uint32_t k2, uint32_t thr, double scale) {
+void mask_pairs(const float* in, float* out, int64_t begin, int64_t end, uint32_t k1, uint32_t k2, uint32_t thr,
+                double scale) {
   mask_float_pairs(in, out, begin, end, k1, k2, thr, static_cast<float>(scale));
 }
 
@@ -152,13 +153,13 @@ void apply_mask(const T* in, T* out, int64_t n, const MaskKey& key) {
   const uint32_t thr = key.threshold, k1 = key.k1, k2 = key.k2;
   const double scale = key.scale;
   const int64_t pairs = n / 2;
-  at::parallel_for(0, pairs, 1 << 14, [=](int64_t begin, int64_t end) {
-    mask_pairs(in, out, begin, end, k1, k2, thr, scale);
-  });
+  at::parallel_for(0, pairs, 1 << 14,
+                   [=](int64_t begin, int64_t end) { mask_pairs(in, out, begin, end, k1, k2, thr, scale); });
   if (n % 2) {  // the last, unpaired element: the low half of pair `pairs`
     using acc_t = std::conditional_t<std::is_same<T, double>::value, double, float>;
     const uint32_t h = pair_bits(static_cast<uint32_t>(pairs), hi_term_of(pairs, k2), k1);
-    out[n - 1] = static_cast<T>(static_cast<acc_t>(in[n - 1]) * ((h & 0xFFFFU) >= thr ? static_cast<acc_t>(scale) : acc_t(0)));
+    out[n - 1] = static_cast<T>(static_cast<acc_t>(in[n - 1]) *
+                                ((h & 0xFFFFU) >= thr ? static_cast<acc_t>(scale) : acc_t(0)));
   }
 }
 
@@ -184,7 +185,8 @@ class HashDropout : public torch::autograd::Function<HashDropout> {
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    MaskKey key{static_cast<uint32_t>(ctx->saved_data["k1"].toInt()), static_cast<uint32_t>(ctx->saved_data["k2"].toInt()),
+    MaskKey key{static_cast<uint32_t>(ctx->saved_data["k1"].toInt()),
+                static_cast<uint32_t>(ctx->saved_data["k2"].toInt()),
                 static_cast<uint32_t>(ctx->saved_data["threshold"].toInt()), ctx->saved_data["scale"].toDouble()};
     return {masked(grads[0], key), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
   }

@@ -41,7 +41,8 @@ std::vector<InstancePrice> load_price_table(const std::string& path) {
   size_t i = 0;
   for (const auto& e : j["instances"]) {
     std::string where = path + ": instances[" + std::to_string(i++) + "]";
-    if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) throw BadInput(where + ": missing string field \"name\"");
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string())
+      throw BadInput(where + ": missing string field \"name\"");
     InstancePrice p;
     p.name = e["name"];
     where += " (" + p.name + ")";
@@ -67,7 +68,8 @@ std::vector<InstancePrice> load_price_table(const std::string& path) {
 std::string default_price_table_path() {
   if (const char* env = std::getenv("BERTPT_CONFIG_DIR"); env && *env) return std::string(env) + "/prices.json";
 #ifdef BERTPT_CONFIG_DIR
-  if (std::filesystem::exists(std::string(BERTPT_CONFIG_DIR) + "/prices.json")) return std::string(BERTPT_CONFIG_DIR) + "/prices.json";
+  if (std::filesystem::exists(std::string(BERTPT_CONFIG_DIR) + "/prices.json"))
+    return std::string(BERTPT_CONFIG_DIR) + "/prices.json";
 #endif
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
@@ -80,7 +82,8 @@ const InstancePrice& find_instance(const std::vector<InstancePrice>& table, cons
     if (p.name == name) return p;
     known += (known.empty() ? "" : ", ") + p.name;
   }
-  throw BadInput("unknown instance '" + name + "'", "known: " + known + " (or use --price-per-hour, or edit the price table)");
+  throw BadInput("unknown instance '" + name + "'",
+                 "known: " + known + " (or use --price-per-hour, or edit the price table)");
 }
 
 double Throughput::seq_per_sec(const Job& job) const {
@@ -102,8 +105,9 @@ Throughput parse_throughput(const std::string& text) {
   }
   size_t h = text.find('h');
   if (h == std::string::npos) {
-    throw BadInput("throughput '" + text + "' is not understood",
-                   "write SEQ/s (e.g. 530/s), HOURSh/STEPS (e.g. 12.5h/100000) or HOURSh for the whole job (e.g. 33.25h)");
+    throw BadInput(
+        "throughput '" + text + "' is not understood",
+        "write SEQ/s (e.g. 530/s), HOURSh/STEPS (e.g. 12.5h/100000) or HOURSh for the whole job (e.g. 33.25h)");
   }
   t.value = parse_number(text.substr(0, h), "hours");
   if (h + 1 == text.size()) {

@@ -35,9 +35,9 @@ struct Job {
 // How fast a hardware setup trains, in one of three forms.
 struct Throughput {
   enum class Kind { SeqPerSec, HoursPerSteps, JobHours } kind = Kind::SeqPerSec;
-  double value = 0;     // seq/s, or hours
-  uint64_t steps = 0;   // HoursPerSteps: the measured run's steps
-  std::string origin;   // where the number comes from, for the report
+  double value = 0;    // seq/s, or hours
+  uint64_t steps = 0;  // HoursPerSteps: the measured run's steps
+  std::string origin;  // where the number comes from, for the report
   double seq_per_sec(const Job& job) const;
 };
 

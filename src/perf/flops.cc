@@ -24,7 +24,8 @@ BertFlops::BertFlops(const model::BertConfig& c) {
 
 double BertFlops::train_flops(double sequences, double seq_len, double predicted) const {
   const double tokens = sequences * seq_len;
-  return 6 * encoder_matmul_params * tokens + 12 * layers * hidden * seq_len * tokens + 6 * head_matmul_params * predicted;
+  return 6 * encoder_matmul_params * tokens + 12 * layers * hidden * seq_len * tokens +
+         6 * head_matmul_params * predicted;
 }
 
 namespace {
@@ -71,9 +72,9 @@ double known_accelerator_peak(const std::string& device_name, bool bf16) {
   // compare (0: unknown); first-generation Gaudi (dl1.24xlarge, the guide's) has no published bf16
   // peak, so MFU there needs --peak-tflops. LibTorch cannot drive Gaudi itself: the rows serve runs
   // whose device name is given, and the documentation (docs/cost.md).
-  static const Row rows[] = {{"h200", 989, 67},     {"h100", 989, 67},      {"a100", 312, 19.5}, {"v100", 125, 15.7},
-                             {"l4", 121, 30.3},     {"a10", 125, 31.2},     {"l40", 181, 90.5},
-                             {"gaudi3", 1835, 0},   {"gaudi 3", 1835, 0},   {"gaudi2", 432, 0},  {"gaudi 2", 432, 0}};
+  static const Row rows[] = {{"h200", 989, 67},    {"h100", 989, 67},  {"a100", 312, 19.5}, {"v100", 125, 15.7},
+                             {"l4", 121, 30.3},    {"a10", 125, 31.2}, {"l40", 181, 90.5},  {"gaudi3", 1835, 0},
+                             {"gaudi 3", 1835, 0}, {"gaudi2", 432, 0}, {"gaudi 2", 432, 0}};
   for (const auto& r : rows) {
     if (n.find(r.key) != std::string::npos) return (bf16 ? r.bf16_tflops : r.fp32_tflops) * 1e12;
   }
@@ -129,11 +130,13 @@ PeakFlops peak_flops(const std::string& device, bool bf16, double override_tflop
       return p;
     }
     p.flops_per_sec = measure_gemm_flops(device, bf16);
-    p.source = std::string("measured ") + dt + " GEMM 2048x768x3072 on " + device + (name.empty() ? "" : " (" + name + ")");
+    p.source = std::string("measured ") + dt + " GEMM 2048x768x3072 on " + device +
+               (name.empty() ? "" : " (" + name + ")");
     return p;
   }
   p.flops_per_sec = measure_gemm_flops(device, bf16);
-  p.source = std::string("measured ") + dt + " GEMM 2048x768x3072 on " + std::to_string(at::get_num_threads()) + " CPU threads";
+  p.source = std::string("measured ") + dt + " GEMM 2048x768x3072 on " + std::to_string(at::get_num_threads()) +
+             " CPU threads";
   return p;
 }
 

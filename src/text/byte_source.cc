@@ -31,8 +31,7 @@ Compression detect_compression(const unsigned char* h, size_t n) {
   if (n >= 4 && h[0] == 0x28 && h[1] == 0xb5 && h[2] == 0x2f && h[3] == 0xfd) return Compression::Zstd;
   if (n >= 6 && h[0] == 0xfd && h[1] == '7' && h[2] == 'z' && h[3] == 'X' && h[4] == 'Z' && h[5] == 0)
     return Compression::Xz;
-  if (n >= 4 && h[0] == 'B' && h[1] == 'Z' && h[2] == 'h' && h[3] >= '1' && h[3] <= '9')
-    return Compression::Bzip2;
+  if (n >= 4 && h[0] == 'B' && h[1] == 'Z' && h[2] == 'h' && h[3] >= '1' && h[3] <= '9') return Compression::Bzip2;
   return Compression::None;
 }
 
@@ -100,8 +99,8 @@ class DecoderBase : public ByteSource {
     return got > 0;
   }
   [[noreturn]] void fail(const std::string& what) const {
-    throw BadInput(file_->path() + ": " + compression_name(compression_) + " data is " + what +
-                       " after " + std::to_string(produced_) + " decompressed bytes",
+    throw BadInput(file_->path() + ": " + compression_name(compression_) + " data is " + what + " after " +
+                       std::to_string(produced_) + " decompressed bytes",
                    "the file is truncated or corrupt; re-download or re-compress it");
   }
 

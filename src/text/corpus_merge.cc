@@ -1,12 +1,12 @@
 #include "text/corpus_merge.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/hash.h"
@@ -215,8 +215,8 @@ class LineWriter {
 // Reads every document; drops duplicates (--dedup) and what --max-docs excludes; writes each kept
 // document as many times as its weight says, or with --shuffle spills the copies to `buckets` under
 // a seeded key.
-void merge_documents(const MergeOptions& options, const SourceLimits& limits, CorpusReader& reader,
-                     LineWriter& out, Buckets* buckets, MergeResult& result, const MergeProgress& progress) {
+void merge_documents(const MergeOptions& options, const SourceLimits& limits, CorpusReader& reader, LineWriter& out,
+                     Buckets* buckets, MergeResult& result, const MergeProgress& progress) {
   std::vector<uint64_t> kept(options.corpus.inputs.size(), 0);  // unique documents taken per source
   HashSet64 seen;
   Document doc;

@@ -14,12 +14,12 @@ namespace bertpt::text {
 
 struct MergeOptions {
   CorpusOptions corpus;
-  std::string out;                 // .jsonl, or .jsonl.{gz,zst,xz,bz2} to compress
+  std::string out;  // .jsonl, or .jsonl.{gz,zst,xz,bz2} to compress
   bool shuffle = false;
   uint64_t seed = 0;
-  bool dedup = false;              // drop exact duplicates (by 64-bit content hash; 16 B per document)
-  std::vector<uint64_t> max_docs;  // per source; 0 = no limit (counted after dedup, before weighting)
-  std::vector<double> weight;      // per source; copies per document (0.5 keeps about half, 2 doubles)
+  bool dedup = false;                               // drop exact duplicates (by 64-bit content hash; 16 B per document)
+  std::vector<uint64_t> max_docs;                   // per source; 0 = no limit (counted after dedup, before weighting)
+  std::vector<double> weight;                       // per source; copies per document (0.5 keeps about half, 2 doubles)
   size_t shuffle_memory_bytes = size_t(512) << 20;  // target size of one in-memory bucket
   int compression_level = -1;
 };

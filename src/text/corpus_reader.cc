@@ -205,8 +205,9 @@ struct CorpusReader::Impl {
           continue;
         }
         throw BadInput(at(path, reader->line_number()) + ": JSONL line " + problem,
-                       r.status == JsonFieldStatus::Malformed ? "fix the line, or pass --skip-bad-lines to skip such lines"
-                                                              : "choose the field with --text-field, or pass --skip-bad-lines");
+                       r.status == JsonFieldStatus::Malformed
+                           ? "fix the line, or pass --skip-bad-lines to skip such lines"
+                           : "choose the field with --text-field, or pass --skip-bad-lines");
       }
       st().invalid_utf8 += r.bad_surrogates;
       // Escapes can produce NUL (\u0000): remove them like raw NUL bytes.

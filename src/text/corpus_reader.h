@@ -23,12 +23,12 @@ DocPer parse_doc_per(const std::string& name);
 const char* doc_per_name(DocPer d);
 
 struct CorpusOptions {
-  std::vector<std::string> inputs;       // each --input: a file, a directory (recursive) or a glob
-  Format format = Format::Auto;          // forced format, or detected per file
-  DocPer doc_per = DocPer::Line;         // how plain text is cut into documents
-  std::string text_field = "text";       // JSONL field holding the text
-  size_t max_line_bytes = 1 << 20;       // longer lines are split at a character boundary (counted)
-  bool skip_bad_lines = false;           // JSONL: skip (and count) malformed lines instead of failing
+  std::vector<std::string> inputs;  // each --input: a file, a directory (recursive) or a glob
+  Format format = Format::Auto;     // forced format, or detected per file
+  DocPer doc_per = DocPer::Line;    // how plain text is cut into documents
+  std::string text_field = "text";  // JSONL field holding the text
+  size_t max_line_bytes = 1 << 20;  // longer lines are split at a character boundary (counted)
+  bool skip_bad_lines = false;      // JSONL: skip (and count) malformed lines instead of failing
 };
 
 struct Document {

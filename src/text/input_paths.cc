@@ -73,7 +73,8 @@ std::vector<InputFile> expand_input(const std::string& input) {
     } else {
       ::globfree(&g);
     }
-    throw BadInput("input pattern " + input + " matches no files", "check the pattern (quote it so the shell does not expand it)");
+    throw BadInput("input pattern " + input + " matches no files",
+                   "check the pattern (quote it so the shell does not expand it)");
   }
   throw BadInput("input " + input + " does not exist", "give a file, a directory or a glob pattern");
 }

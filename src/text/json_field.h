@@ -18,8 +18,8 @@ enum class JsonFieldStatus {
 
 struct JsonFieldResult {
   JsonFieldStatus status = JsonFieldStatus::Malformed;
-  std::string error;             // for Malformed: "expected ':' at byte 17"
-  uint64_t bad_surrogates = 0;   // \u escapes that were lone surrogates, decoded as U+FFFD
+  std::string error;            // for Malformed: "expected ':' at byte 17"
+  uint64_t bad_surrogates = 0;  // \u escapes that were lone surrogates, decoded as U+FFFD
 };
 
 // `line` must be valid UTF-8. On Found, the decoded string is appended to `out` (cleared first).

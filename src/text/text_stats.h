@@ -9,17 +9,17 @@ namespace bertpt::text {
 
 // Counts for one source (one --input) or for a whole corpus.
 struct SourceStats {
-  std::string name;              // the --input string as given
+  std::string name;  // the --input string as given
   uint64_t files = 0;
-  uint64_t bytes = 0;            // decompressed bytes read
-  uint64_t disk_bytes = 0;       // on-disk bytes of its files
-  uint64_t documents = 0;        // non-empty documents produced
-  uint64_t characters = 0;       // Unicode code points in produced documents
-  uint64_t empty_skipped = 0;    // empty (or whitespace-only) documents skipped
-  uint64_t invalid_utf8 = 0;     // invalid byte sequences replaced with U+FFFD
-  uint64_t nul_removed = 0;      // NUL bytes removed
-  uint64_t long_lines_split = 0; // lines longer than max_line_bytes that were split
-  uint64_t bad_lines_skipped = 0;// malformed JSONL lines skipped under skip_bad_lines
+  uint64_t bytes = 0;              // decompressed bytes read
+  uint64_t disk_bytes = 0;         // on-disk bytes of its files
+  uint64_t documents = 0;          // non-empty documents produced
+  uint64_t characters = 0;         // Unicode code points in produced documents
+  uint64_t empty_skipped = 0;      // empty (or whitespace-only) documents skipped
+  uint64_t invalid_utf8 = 0;       // invalid byte sequences replaced with U+FFFD
+  uint64_t nul_removed = 0;        // NUL bytes removed
+  uint64_t long_lines_split = 0;   // lines longer than max_line_bytes that were split
+  uint64_t bad_lines_skipped = 0;  // malformed JSONL lines skipped under skip_bad_lines
 
   SourceStats& operator+=(const SourceStats& o);
 };

@@ -16,9 +16,7 @@ inline uint64_t load8(const unsigned char* p) {
 }
 
 // True when none of the 8 bytes is >= 0x80 or == 0.
-inline bool ascii_no_nul(uint64_t v) {
-  return ((v & kHighBits) | ((v - kLowBits) & ~v & kHighBits)) == 0;
-}
+inline bool ascii_no_nul(uint64_t v) { return ((v & kHighBits) | ((v - kLowBits) & ~v & kHighBits)) == 0; }
 
 // Length of the valid UTF-8 sequence starting at p[0] (1–4), or 0 when invalid. When invalid,
 // `*consumed` is the length of the maximal invalid subpart to replace with one U+FFFD.

@@ -24,9 +24,8 @@ std::string cleanup_decoded(std::string piece) {
   // Fast exit: every pattern starts with a space.
   if (piece.find(' ') == std::string::npos) return piece;
   static constexpr std::string_view kRules[][2] = {
-      {" .", "."},         {" ?", "?"},     {" !", "!"},     {" ,", ","},
-      {" ' ", "'"},        {" n't", "n't"}, {" 'm", "'m"},   {" do not", " don't"},
-      {" 's", "'s"},       {" 've", "'ve"}, {" 're", "'re"},
+      {" .", "."},   {" ?", "?"},           {" !", "!"},   {" ,", ","},     {" ' ", "'"},    {" n't", "n't"},
+      {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"},
   };
   for (const auto& rule : kRules) replace_all(piece, rule[0], rule[1]);
   return piece;
@@ -34,15 +33,15 @@ std::string cleanup_decoded(std::string piece) {
 
 std::string clean_up_tokenization(std::string text) {
   static constexpr std::string_view kRules[][2] = {
-      {" .", "."},  {" ?", "?"},    {" !", "!"},   {" ,", ","},   {" ' ", "'"},
+      {" .", "."},     {" ?", "?"},   {" !", "!"},   {" ,", ","},     {" ' ", "'"},
       {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"},
   };
   for (const auto& rule : kRules) replace_all(text, rule[0], rule[1]);
   return text;
 }
 
-void wordpiece_decode(const std::vector<std::string_view>& tokens,
-                      const WordPieceDecoderOptions& options, std::string& out) {
+void wordpiece_decode(const std::vector<std::string_view>& tokens, const WordPieceDecoderOptions& options,
+                      std::string& out) {
   std::string piece;
   for (size_t i = 0; i < tokens.size(); ++i) {
     std::string_view t = tokens[i];

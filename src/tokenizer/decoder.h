@@ -15,8 +15,8 @@ struct WordPieceDecoderOptions {
 };
 
 // Appends the decoded text of `tokens` to `out`.
-void wordpiece_decode(const std::vector<std::string_view>& tokens,
-                      const WordPieceDecoderOptions& options, std::string& out);
+void wordpiece_decode(const std::vector<std::string_view>& tokens, const WordPieceDecoderOptions& options,
+                      std::string& out);
 
 // HF's clean-up of one decoded piece: " ." -> ".", " ?" -> "?", " !" -> "!", " ," -> ",",
 // " ' " -> "'", " n't" -> "n't", " 'm" -> "'m", " do not" -> " don't", " 's" -> "'s",

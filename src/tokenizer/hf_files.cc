@@ -23,8 +23,7 @@ class Reader {
  public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
-  [[noreturn]] void fail(const std::string& field, const std::string& what,
-                         const std::string& hint = {}) const {
+  [[noreturn]] void fail(const std::string& field, const std::string& what, const std::string& hint = {}) const {
     throw BadInput(source_ + ": " + field + ": " + what, hint);
   }
   const json& member(const json& obj, const std::string& key, const std::string& field) const {
@@ -84,8 +83,7 @@ bool read_pre_tokenizer(const Reader& r, const json& v) {
   if (v.is_null()) return false;
   const std::string type = type_of(r, v, "pre_tokenizer");
   if (type != "BertPreTokenizer") {
-    r.fail("pre_tokenizer.type", "'" + type + "' is not supported",
-           "only BertPreTokenizer or null is supported");
+    r.fail("pre_tokenizer.type", "'" + type + "' is not supported", "only BertPreTokenizer or null is supported");
   }
   return true;
 }
@@ -108,8 +106,8 @@ PostProcessor::Piece read_piece(const Reader& r, const json& item, const std::st
         r.uint(r.member(body, "type_id", field + ".Sequence"), field + ".Sequence.type_id"));
   } else if (kind == "SpecialToken") {
     piece.special = r.str(r.member(body, "id", field + ".SpecialToken"), field + ".SpecialToken.id");
-    piece.type_id = static_cast<uint32_t>(r.uint(r.member(body, "type_id", field + ".SpecialToken"),
-                                                 field + ".SpecialToken.type_id"));
+    piece.type_id = static_cast<uint32_t>(
+        r.uint(r.member(body, "type_id", field + ".SpecialToken"), field + ".SpecialToken.type_id"));
   } else {
     fail_piece(r, field);
   }
@@ -134,8 +132,8 @@ std::optional<PostProcessor> read_post_processor(const Reader& r, const json& v)
       pp.special_tokens.push_back({names[k], {id}, {names[k]}});
     }
     pp.single = {Piece{false, 0, names[0], 0}, Piece{true, 0, "", 0}, Piece{false, 0, names[1], 0}};
-    pp.pair = {Piece{false, 0, names[0], 0}, Piece{true, 0, "", 0}, Piece{false, 0, names[1], 0},
-               Piece{true, 1, "", 1}, Piece{false, 0, names[1], 1}};
+    pp.pair = {Piece{false, 0, names[0], 0}, Piece{true, 0, "", 0}, Piece{false, 0, names[1], 0}, Piece{true, 1, "", 1},
+               Piece{false, 0, names[1], 1}};
     return pp;
   }
   if (type != "TemplateProcessing") {
@@ -178,8 +176,7 @@ std::optional<WordPieceDecoderOptions> read_decoder(const Reader& r, const json&
   if (v.is_null()) return std::nullopt;
   const std::string type = type_of(r, v, "decoder");
   if (type != "WordPiece") {
-    r.fail("decoder.type", "'" + type + "' is not supported",
-           "only the WordPiece decoder or null is supported");
+    r.fail("decoder.type", "'" + type + "' is not supported", "only the WordPiece decoder or null is supported");
   }
   WordPieceDecoderOptions d;
   auto it = v.find("prefix");
@@ -272,14 +269,13 @@ bool is_ws_tail(std::string_view s, size_t& cut) {
     size_t start = cut - 1;
     while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
     size_t len;
-    const uint32_t cp = unicode::decode_utf8(reinterpret_cast<const unsigned char*>(s.data()) + start,
-                                             cut - start, len);
+    const uint32_t cp = unicode::decode_utf8(reinterpret_cast<const unsigned char*>(s.data()) + start, cut - start,
+                                             len);
     if (!(unicode::lookup(cp) & unicode::kSpace) || cp == 0xFFFD) break;
     cut = start;
   }
   return cut != s.size();
 }
-
 
 // ---- writing ------------------------------------------------------------------------------------
 
@@ -307,9 +303,7 @@ ojson piece_json(const PostProcessor::Piece& p) {
   return ojson{{"SpecialToken", body}};
 }
 
-std::string dump(const ojson& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::strict);
-}
+std::string dump(const ojson& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::strict); }
 
 std::vector<std::string_view> model_tokens_in_id_order(const Tokenizer& t) {
   const WordPiece& m = t.parts().model;
@@ -317,8 +311,8 @@ std::vector<std::string_view> model_tokens_in_id_order(const Tokenizer& t) {
   tokens.reserve(m.id_limit());
   for (uint32_t id = 0; id < m.id_limit(); ++id) {
     if (!m.has_id(id)) {
-      throw BadInput("cannot write vocab.txt: the vocabulary has no token with id " +
-                     std::to_string(id) + " (ids must be 0..N-1)");
+      throw BadInput("cannot write vocab.txt: the vocabulary has no token with id " + std::to_string(id) +
+                     " (ids must be 0..N-1)");
     }
     tokens.push_back(m.id_to_token(id));
   }
@@ -487,8 +481,7 @@ std::string tokenizer_json(const Tokenizer& tokenizer) {
   j["padding"] = nullptr;
   std::vector<const AddedToken*> added;
   for (const AddedToken& t : p.added_tokens) added.push_back(&t);
-  std::stable_sort(added.begin(), added.end(),
-                   [](const AddedToken* a, const AddedToken* b) { return a->id < b->id; });
+  std::stable_sort(added.begin(), added.end(), [](const AddedToken* a, const AddedToken* b) { return a->id < b->id; });
   j["added_tokens"] = ojson::array();
   for (const AddedToken* t : added) j["added_tokens"].push_back(added_token_json(*t, true));
   if (p.normalizer) {
@@ -532,8 +525,7 @@ std::string tokenizer_json(const Tokenizer& tokenizer) {
     j["post_processor"] = nullptr;
   }
   if (p.decoder) {
-    j["decoder"] = ojson{{"type", "WordPiece"}, {"prefix", p.decoder->prefix},
-                         {"cleanup", p.decoder->cleanup}};
+    j["decoder"] = ojson{{"type", "WordPiece"}, {"prefix", p.decoder->prefix}, {"cleanup", p.decoder->cleanup}};
   } else {
     j["decoder"] = nullptr;
   }
@@ -586,8 +578,7 @@ std::string tokenizer_config_json(const Tokenizer& tokenizer, size_t model_max_l
   ojson decoder = ojson::object();
   std::vector<const AddedToken*> added;
   for (const AddedToken& t : p.added_tokens) added.push_back(&t);
-  std::stable_sort(added.begin(), added.end(),
-                   [](const AddedToken* a, const AddedToken* b) { return a->id < b->id; });
+  std::stable_sort(added.begin(), added.end(), [](const AddedToken* a, const AddedToken* b) { return a->id < b->id; });
   for (const AddedToken* t : added) decoder[std::to_string(t->id)] = added_token_json(*t, false);
   j["added_tokens_decoder"] = decoder;
   j["clean_up_tokenization_spaces"] = p.decoder ? p.decoder->cleanup : false;
@@ -626,11 +617,9 @@ void save_tokenizer(const Tokenizer& tokenizer, const std::string& dir, size_t m
 }
 
 void save_bert_tokenizer(const std::string& dir, const std::vector<std::string>& vocab_in_id_order,
-                         const NormalizerOptions& normalizer,
-                         const std::vector<std::string>& special_tokens,
+                         const NormalizerOptions& normalizer, const std::vector<std::string>& special_tokens,
                          const BertSpecialTokens& roles, size_t model_max_length) {
-  const Tokenizer t =
-      Tokenizer::bert(vocab_in_id_order, normalizer, special_tokens, roles, dir + "/vocab.txt");
+  const Tokenizer t = Tokenizer::bert(vocab_in_id_order, normalizer, special_tokens, roles, dir + "/vocab.txt");
   save_tokenizer(t, dir, model_max_length);
 }
 

@@ -47,16 +47,15 @@ std::string tokenizer_config_json(const Tokenizer& tokenizer, size_t model_max_l
 std::string special_tokens_map_json(const Tokenizer& tokenizer);
 
 // Writes the four files into `dir` (created if missing), each atomically, tokenizer.json last.
-void save_tokenizer(const Tokenizer& tokenizer, const std::string& dir,
-                    size_t model_max_length = 512);
+void save_tokenizer(const Tokenizer& tokenizer, const std::string& dir, size_t model_max_length = 512);
 
 // What the trainer calls: a BERT tokenizer over a trained vocabulary (ids = positions), saved as a
 // BertTokenizerFast directory. Every string of `special_tokens` must be in the vocabulary; the
 // unk/cls/sep roles must be too.
 void save_bert_tokenizer(const std::string& dir, const std::vector<std::string>& vocab_in_id_order,
                          const NormalizerOptions& normalizer,
-                         const std::vector<std::string>& special_tokens = {"[PAD]", "[UNK]", "[CLS]",
-                                                                           "[SEP]", "[MASK]"},
+                         const std::vector<std::string>& special_tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]",
+                                                                           "[MASK]"},
                          const BertSpecialTokens& roles = {}, size_t model_max_length = 512);
 
 }  // namespace bertpt::tokenizer

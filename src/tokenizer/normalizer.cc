@@ -29,8 +29,7 @@ class MarkRun {
     size_t i = start;
     while (i < out.size()) {
       size_t len;
-      const uint32_t cp = uc::decode_utf8(reinterpret_cast<const unsigned char*>(out.data()) + i,
-                                          out.size() - i, len);
+      const uint32_t cp = uc::decode_utf8(reinterpret_cast<const unsigned char*>(out.data()) + i, out.size() - i, len);
       const uint8_t ccc = uc::survivor_ccc(cp);
       if (ccc == 0) {
         marks_.clear();  // a starter ends the run (decompositions put starters first)
@@ -134,8 +133,7 @@ void BertNormalizer::normalize(std::string_view utf8, std::string& out) const {
     size_t len;
     const uint32_t cp = uc::decode_utf8(p + i, n - i, len);
     // Invalid bytes (the API asks for valid UTF-8) are read as U+FFFD, never copied through.
-    const std::string_view src =
-        len == 1 ? std::string_view("\xEF\xBF\xBD") : utf8.substr(i, len);
+    const std::string_view src = len == 1 ? std::string_view("\xEF\xBF\xBD") : utf8.substr(i, len);
     i += len;
     const uint32_t entry = uc::lookup(cp);
     const uint32_t f = entry & 0xFF;

@@ -32,8 +32,8 @@ class BertNormalizer {
 
  private:
   NormalizerOptions options_;
-  bool strip_accents_;                 // options_.strip_accents resolved
-  std::array<int16_t, 128> ascii_{};   // ASCII byte -> output byte, or -1 when deleted
+  bool strip_accents_;                // options_.strip_accents resolved
+  std::array<int16_t, 128> ascii_{};  // ASCII byte -> output byte, or -1 when deleted
 };
 
 }  // namespace bertpt::tokenizer

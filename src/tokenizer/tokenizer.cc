@@ -14,8 +14,7 @@ namespace {
 // through here, so they cannot disagree on a template.
 template <class AppendSequence>
 void apply_template(const PostProcessor& pp, const std::vector<PostProcessor::Piece>& pieces,
-                    std::vector<uint32_t>& ids, std::vector<uint32_t>* type_ids,
-                    AppendSequence&& append_sequence) {
+                    std::vector<uint32_t>& ids, std::vector<uint32_t>* type_ids, AppendSequence&& append_sequence) {
   for (const PostProcessor::Piece& piece : pieces) {
     const size_t from = ids.size();
     if (piece.is_sequence) {
@@ -91,8 +90,8 @@ Tokenizer::Tokenizer(Parts parts) : parts_(std::move(parts)) {
 }
 
 Tokenizer Tokenizer::bert(std::vector<std::string> vocab, const NormalizerOptions& normalizer,
-                          const std::vector<std::string>& special_tokens,
-                          const BertSpecialTokens& roles, const std::string& source) {
+                          const std::vector<std::string>& special_tokens, const BertSpecialTokens& roles,
+                          const std::string& source) {
   Parts parts;
   parts.normalizer = normalizer;
   WordPieceOptions wp;
@@ -117,16 +116,15 @@ Tokenizer Tokenizer::bert(std::vector<std::string> vocab, const NormalizerOption
   }
   using Piece = PostProcessor::Piece;
   pp.single = {Piece{false, 0, roles.cls, 0}, Piece{true, 0, "", 0}, Piece{false, 0, roles.sep, 0}};
-  pp.pair = {Piece{false, 0, roles.cls, 0}, Piece{true, 0, "", 0}, Piece{false, 0, roles.sep, 0},
-             Piece{true, 1, "", 1}, Piece{false, 0, roles.sep, 1}};
+  pp.pair = {Piece{false, 0, roles.cls, 0}, Piece{true, 0, "", 0}, Piece{false, 0, roles.sep, 0}, Piece{true, 1, "", 1},
+             Piece{false, 0, roles.sep, 1}};
   parts.post_processor = std::move(pp);
   parts.decoder = WordPieceDecoderOptions{};
   parts.roles = roles;
   return Tokenizer(std::move(parts));
 }
 
-void Tokenizer::pre_tokenize(std::string_view normalized,
-                             std::vector<std::string_view>& words) const {
+void Tokenizer::pre_tokenize(std::string_view normalized, std::vector<std::string_view>& words) const {
   if (parts_.bert_pre_tokenizer) {
     bert_pre_tokenize(normalized, words);
   } else if (!normalized.empty()) {
@@ -134,8 +132,8 @@ void Tokenizer::pre_tokenize(std::string_view normalized,
   }
 }
 
-bool Tokenizer::find_added(std::string_view text, size_t from, bool normalized, size_t& pos,
-                           size_t& len, uint32_t& id) const {
+bool Tokenizer::find_added(std::string_view text, size_t from, bool normalized, size_t& pos, size_t& len,
+                           uint32_t& id) const {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   for (size_t i = from; i < n; ++i) {
@@ -165,8 +163,7 @@ bool Tokenizer::find_added(std::string_view text, size_t from, bool normalized, 
   return false;
 }
 
-bool Tokenizer::encode_normalized(std::string_view normalized, std::vector<uint32_t>& ids,
-                                  size_t stop_at) const {
+bool Tokenizer::encode_normalized(std::string_view normalized, std::vector<uint32_t>& ids, size_t stop_at) const {
   thread_local std::vector<std::string_view> words;
   words.clear();
   pre_tokenize(normalized, words);
@@ -209,14 +206,12 @@ bool Tokenizer::encode_sequence(std::string_view text, std::vector<uint32_t>& id
   return encode_plain(text.substr(i), ids, stop_at);
 }
 
-void Tokenizer::encode_with_limit(std::string_view text, std::vector<uint32_t>& ids,
-                                  size_t max_tokens) const {
+void Tokenizer::encode_with_limit(std::string_view text, std::vector<uint32_t>& ids, size_t max_tokens) const {
   const size_t start = ids.size();
   encode_sequence(text, ids, max_tokens > SIZE_MAX - start ? SIZE_MAX : start + max_tokens);
 }
 
-void Tokenizer::encode(std::string_view text, std::vector<uint32_t>& ids,
-                       bool add_special_tokens) const {
+void Tokenizer::encode(std::string_view text, std::vector<uint32_t>& ids, bool add_special_tokens) const {
   if (!add_special_tokens || !parts_.post_processor) {
     encode_sequence(text, ids);
     return;
@@ -236,8 +231,8 @@ void Tokenizer::encode_pair(std::string_view a, std::string_view b, std::vector<
   apply_template(*parts_.post_processor, parts_.post_processor->pair, ids, type_ids, append);
 }
 
-void Tokenizer::post_process(const std::vector<uint32_t>& a, const std::vector<uint32_t>* b,
-                             std::vector<uint32_t>& ids, std::vector<uint32_t>* type_ids) const {
+void Tokenizer::post_process(const std::vector<uint32_t>& a, const std::vector<uint32_t>* b, std::vector<uint32_t>& ids,
+                             std::vector<uint32_t>* type_ids) const {
   auto append = [&](int sequence) {
     const std::vector<uint32_t>& seq = sequence == 1 && b ? *b : a;
     ids.insert(ids.end(), seq.begin(), seq.end());

@@ -87,15 +87,14 @@ class Tokenizer {
   // string of `special_tokens` becomes a special added token. Throws BadInput (naming `source`) when
   // the vocabulary is malformed or lacks the unk, cls or sep token.
   static Tokenizer bert(std::vector<std::string> vocab, const NormalizerOptions& normalizer,
-                        const std::vector<std::string>& special_tokens,
-                        const BertSpecialTokens& roles = {}, const std::string& source = "vocab");
+                        const std::vector<std::string>& special_tokens, const BertSpecialTokens& roles = {},
+                        const std::string& source = "vocab");
 
   // Appends the ids of `text` to `ids`. `text` should be valid UTF-8 (invalid bytes read as U+FFFD).
-  void encode(std::string_view text, std::vector<uint32_t>& ids,
-              bool add_special_tokens = true) const;
+  void encode(std::string_view text, std::vector<uint32_t>& ids, bool add_special_tokens = true) const;
   // A pair; `type_ids` (may be null) receives the segment ids, parallel to `ids`.
-  void encode_pair(std::string_view a, std::string_view b, std::vector<uint32_t>& ids,
-                   std::vector<uint32_t>* type_ids, bool add_special_tokens = true) const;
+  void encode_pair(std::string_view a, std::string_view b, std::vector<uint32_t>& ids, std::vector<uint32_t>* type_ids,
+                   bool add_special_tokens = true) const;
   // HF's early exit under truncation (tokenizers >= 0.23, tokenize_with_limit): appends the ids of
   // `text` without special tokens, but stops after the first word (pre-token) at which `max_tokens`
   // or more ids have been appended; added tokens never stop it. A prefix of encode(text, ids, false),
@@ -106,8 +105,8 @@ class Tokenizer {
   // truncated, as HF truncates before it adds them): appends the single template over `a`, or the
   // pair template over `a` and `*b` when `b` is set, to `ids`, and the segment ids to `type_ids`
   // (may be null). Without a post-processor: a then b, type ids 0 for a and 1 for b.
-  void post_process(const std::vector<uint32_t>& a, const std::vector<uint32_t>* b,
-                    std::vector<uint32_t>& ids, std::vector<uint32_t>* type_ids) const;
+  void post_process(const std::vector<uint32_t>& a, const std::vector<uint32_t>* b, std::vector<uint32_t>& ids,
+                    std::vector<uint32_t>* type_ids) const;
   // How many ids post_process adds around a single sequence or a pair (HF num_special_tokens_to_add).
   size_t num_special_tokens_to_add(bool pair) const;
   // Token strings of `ids` (for --tokens); unknown ids give "".
@@ -133,11 +132,9 @@ class Tokenizer {
   // and then returns true.
   bool encode_plain(std::string_view text, std::vector<uint32_t>& ids, size_t stop_at) const;
   bool encode_normalized(std::string_view normalized, std::vector<uint32_t>& ids, size_t stop_at) const;
-  bool encode_sequence(std::string_view text, std::vector<uint32_t>& ids,
-                       size_t stop_at = SIZE_MAX) const;
+  bool encode_sequence(std::string_view text, std::vector<uint32_t>& ids, size_t stop_at = SIZE_MAX) const;
   // Leftmost-longest match of an added token of the given kind at or after `from`.
-  bool find_added(std::string_view text, size_t from, bool normalized, size_t& pos, size_t& len,
-                  uint32_t& id) const;
+  bool find_added(std::string_view text, size_t from, bool normalized, size_t& pos, size_t& len, uint32_t& id) const;
   bool is_special_content(std::string_view token) const;
 
   Parts parts_;

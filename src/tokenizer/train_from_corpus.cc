@@ -6,9 +6,9 @@
 #include <thread>
 #include <utility>
 
-#include "common/progress.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/progress.h"
 #include "tokenizer/hf_files.h"
 #include "tokenizer/tokenizer.h"
 
@@ -22,9 +22,7 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-nlohmann::json optional_json(const auto& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
+nlohmann::json optional_json(const auto& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); }
 
 // Counts the corpus's words; throws BadInput when there are none (nothing to train on).
 WordCountResult count_corpus_words(const TrainFromCorpusOptions& options, const TrainFromCorpusProgress& progress) {

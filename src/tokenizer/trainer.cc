@@ -281,7 +281,7 @@ std::string utf8_of(uint32_t cp) {
 
 // One record per word, so a visit during merging touches one cache line besides the symbols.
 struct WordRef {
-  uint64_t begin;   // into SymbolWords::symbols
+  uint64_t begin;  // into SymbolWords::symbols
   int64_t count;
   uint32_t length;  // current number of symbols
 };

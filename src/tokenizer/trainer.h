@@ -41,8 +41,8 @@ namespace bertpt::tokenizer {
 
 // Every trainer option, declared once: the CLI's flags and defaults and the JSON summary come from here.
 struct WordPieceTrainerOptions {
-  size_t vocab_size = 30000;   // HF's default (`bertpt tokenizer train` defaults to 32000)
-  uint64_t min_frequency = 0;  // a merge needs a pair count >= this (and >= 1)
+  size_t vocab_size = 30000;             // HF's default (`bertpt tokenizer train` defaults to 32000)
+  uint64_t min_frequency = 0;            // a merge needs a pair count >= this (and >= 1)
   std::optional<size_t> limit_alphabet;  // keep at most this many characters (the most frequent)
   std::vector<std::string> special_tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
   std::string continuing_subword_prefix = "##";  // "" trains plain BPE (HF's BpeTrainer defaults)
@@ -63,7 +63,7 @@ struct TrainedVocabulary {
   size_t merge_tokens = 0;         // tokens the merges added
   uint64_t words = 0;              // total word count (sum of counts)
   uint64_t distinct_words = 0;
-  std::string stop_reason;         // "vocab_size", "no_pairs" or "min_frequency"
+  std::string stop_reason;  // "vocab_size", "no_pairs" or "min_frequency"
 };
 
 // Reports merge progress: (merges done, merges at most still possible before vocab_size is reached).

@@ -13,8 +13,7 @@ static_assert(sizeof(kStage1) / sizeof(kStage1[0]) == (0x110000 >> kBlockShift))
 uint8_t survivor_ccc(uint32_t cp) {
   const auto* begin = std::begin(kSurvivorCcc);
   const auto* end = std::end(kSurvivorCcc);
-  const auto* it =
-      std::lower_bound(begin, end, cp, [](const CccEntry& e, uint32_t c) { return e.cp < c; });
+  const auto* it = std::lower_bound(begin, end, cp, [](const CccEntry& e, uint32_t c) { return e.cp < c; });
   return it != end && it->cp == cp ? it->ccc : 0;
 }
 

@@ -44,8 +44,7 @@ extern const uint8_t kPool[];
 
 // Flags (low 8 bits) and record index (bits 8..) of `cp`, which must be < 0x110000.
 inline uint32_t lookup(uint32_t cp) {
-  return kStage2[(uint32_t(kStage1[cp >> kBlockShift]) << kBlockShift) |
-                 (cp & ((1u << kBlockShift) - 1))];
+  return kStage2[(uint32_t(kStage1[cp >> kBlockShift]) << kBlockShift) | (cp & ((1u << kBlockShift) - 1))];
 }
 
 inline const MapRecord& record(uint32_t entry) { return kRecords[entry >> 8]; }
@@ -76,10 +75,9 @@ inline uint32_t decode_utf8(const unsigned char* p, size_t avail, size_t& len) {
       len = 3;
       return cp;
     }
-  } else if (b0 >= 0xF0 && b0 < 0xF5 && avail >= 4 && (p[1] & 0xC0) == 0x80 &&
-             (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80) {
-    const uint32_t cp =
-        ((b0 & 0x07) << 18) | ((p[1] & 0x3F) << 12) | ((p[2] & 0x3F) << 6) | (p[3] & 0x3F);
+  } else if (b0 >= 0xF0 && b0 < 0xF5 && avail >= 4 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80 &&
+             (p[3] & 0xC0) == 0x80) {
+    const uint32_t cp = ((b0 & 0x07) << 18) | ((p[1] & 0x3F) << 12) | ((p[2] & 0x3F) << 6) | (p[3] & 0x3F);
     if (cp >= 0x10000 && cp < 0x110000) {
       len = 4;
       return cp;

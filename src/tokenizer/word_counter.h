@@ -26,9 +26,9 @@ namespace bertpt::tokenizer {
 
 struct WordCountOptions {
   NormalizerOptions normalizer;
-  size_t threads = 0;                     // counting threads; 0 = one per hardware thread
-  size_t max_words = 20'000'000;          // distinct words kept at most (rarest pruned beyond)
-  size_t batch_bytes = 1 << 20;           // text handed to a worker at a time
+  size_t threads = 0;                          // counting threads; 0 = one per hardware thread
+  size_t max_words = 20'000'000;               // distinct words kept at most (rarest pruned beyond)
+  size_t batch_bytes = 1 << 20;                // text handed to a worker at a time
   uint64_t epoch_bytes = uint64_t(256) << 20;  // text between two prune checkpoints
 };
 
@@ -40,7 +40,7 @@ struct WordCountResult {
   uint64_t pruned_occurrences = 0;         // their summed counts
   uint64_t pruned_max_count = 0;           // the largest count a pruned word had
   uint64_t prune_rounds = 0;
-  size_t threads = 0;                      // worker threads used
+  size_t threads = 0;  // worker threads used
 };
 
 struct CountProgressInfo {

@@ -32,8 +32,7 @@ inline bool is_continuation_byte(unsigned char b) { return (b & 0xC0) == 0x80; }
 
 }  // namespace
 
-WordPiece WordPiece::from_tokens(std::vector<std::string> tokens, WordPieceOptions options,
-                                 const std::string& source) {
+WordPiece WordPiece::from_tokens(std::vector<std::string> tokens, WordPieceOptions options, const std::string& source) {
   std::vector<std::pair<std::string, uint32_t>> entries;
   entries.reserve(tokens.size());
   for (size_t i = 0; i < tokens.size(); ++i) {
@@ -45,16 +44,16 @@ WordPiece WordPiece::from_tokens(std::vector<std::string> tokens, WordPieceOptio
   return wp;
 }
 
-WordPiece WordPiece::from_map(std::vector<std::pair<std::string, uint32_t>> entries,
-                              WordPieceOptions options, const std::string& source) {
+WordPiece WordPiece::from_map(std::vector<std::pair<std::string, uint32_t>> entries, WordPieceOptions options,
+                              const std::string& source) {
   WordPiece wp;
   wp.options_ = std::move(options);
   wp.build(std::move(entries), source, false);
   return wp;
 }
 
-void WordPiece::build(std::vector<std::pair<std::string, uint32_t>> entries,
-                      const std::string& source, bool entries_are_lines) {
+void WordPiece::build(std::vector<std::pair<std::string, uint32_t>> entries, const std::string& source,
+                      bool entries_are_lines) {
   auto where = [&](uint32_t id) {
     return entries_are_lines ? at(source, id + 1ull) : source + ": id " + std::to_string(id);
   };
@@ -73,8 +72,8 @@ void WordPiece::build(std::vector<std::pair<std::string, uint32_t>> entries,
   for (const auto& [token, id] : entries) {
     if (by_id_[id].second != kNoToken) {
       const std::string_view other(arena_.data() + by_id_[id].first, by_id_[id].second);
-      throw BadInput(where(id) + ": id " + std::to_string(id) + " is used twice ('" +
-                     std::string(other) + "' and '" + token + "')");
+      throw BadInput(where(id) + ": id " + std::to_string(id) + " is used twice ('" + std::string(other) + "' and '" +
+                     token + "')");
     }
     if (token.size() >= kNoToken || arena_.size() + token.size() >= kNoToken) {
       throw BadInput(where(id) + ": vocabulary too large");
@@ -83,14 +82,13 @@ void WordPiece::build(std::vector<std::pair<std::string, uint32_t>> entries,
     const auto length = static_cast<uint32_t>(token.size());
     if (find(whole_, token.data(), token.size()) != kNoToken) {
       throw BadInput(where(id) + ": duplicate token '" + token + "' (also id " +
-                     std::to_string(find(whole_, token.data(), token.size())) + ")",
+                         std::to_string(find(whole_, token.data(), token.size())) + ")",
                      "every token must appear once in the vocabulary");
     }
     arena_ += token;
     by_id_[id] = {offset, length};
     insert(whole_, arena_, offset, length, id);
-    if (!prefix.empty() && token.size() > prefix.size() &&
-        token.compare(0, prefix.size(), prefix) == 0) {
+    if (!prefix.empty() && token.size() > prefix.size() && token.compare(0, prefix.size(), prefix) == 0) {
       insert(continuation_, arena_, offset + static_cast<uint32_t>(prefix.size()),
              length - static_cast<uint32_t>(prefix.size()), id);
     }
@@ -98,15 +96,13 @@ void WordPiece::build(std::vector<std::pair<std::string, uint32_t>> entries,
   count_ = entries.size();
   const uint32_t unk = find(whole_, options_.unk_token.data(), options_.unk_token.size());
   if (unk == kNoToken) {
-    throw BadInput(source + ": the unknown token '" + options_.unk_token +
-                       "' is not in the vocabulary",
+    throw BadInput(source + ": the unknown token '" + options_.unk_token + "' is not in the vocabulary",
                    "WordPiece needs it for words it cannot split");
   }
   unk_id_ = unk;
 }
 
-void WordPiece::insert(Table& table, const std::string& arena, uint32_t offset, uint32_t length,
-                       uint32_t id) {
+void WordPiece::insert(Table& table, const std::string& arena, uint32_t offset, uint32_t length, uint32_t id) {
   const uint32_t h = key_hash(arena.data() + offset, length);
   size_t i = h & table.mask;
   while (table.slots[i].id != kNoToken) i = (i + 1) & table.mask;

@@ -29,11 +29,10 @@ class WordPiece {
 
   // `tokens[i]` gets id i. Throws BadInput (naming `source` and the line) on a duplicate token or
   // when the unk token is missing.
-  static WordPiece from_tokens(std::vector<std::string> tokens, WordPieceOptions options,
-                               const std::string& source);
+  static WordPiece from_tokens(std::vector<std::string> tokens, WordPieceOptions options, const std::string& source);
   // Explicit ids, as in tokenizer.json; ids may leave gaps but must be unique.
-  static WordPiece from_map(std::vector<std::pair<std::string, uint32_t>> entries,
-                            WordPieceOptions options, const std::string& source);
+  static WordPiece from_map(std::vector<std::pair<std::string, uint32_t>> entries, WordPieceOptions options,
+                            const std::string& source);
 
   // Appends the ids of `word` (one pre-tokenized word, valid UTF-8) to `ids`.
   void encode_word(std::string_view word, std::vector<uint32_t>& ids) const;
@@ -65,17 +64,15 @@ class WordPiece {
     size_t max_key_length = 0;
   };
 
-  void build(std::vector<std::pair<std::string, uint32_t>> entries, const std::string& source,
-             bool entries_are_lines);
-  static void insert(Table& table, const std::string& arena, uint32_t offset, uint32_t length,
-                     uint32_t id);
+  void build(std::vector<std::pair<std::string, uint32_t>> entries, const std::string& source, bool entries_are_lines);
+  static void insert(Table& table, const std::string& arena, uint32_t offset, uint32_t length, uint32_t id);
   uint32_t find(const Table& table, const char* key, size_t length) const;
 
   WordPieceOptions options_;
   std::string arena_;                                 // every token, concatenated
   std::vector<std::pair<uint32_t, uint32_t>> by_id_;  // id -> (offset, length); length kNoToken: none
-  Table whole_;         // every token
-  Table continuation_;  // tokens starting with the prefix, keyed without it
+  Table whole_;                                       // every token
+  Table continuation_;                                // tokens starting with the prefix, keyed without it
   size_t count_ = 0;
   uint32_t unk_id_ = 0;
 };

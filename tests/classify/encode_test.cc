@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "common/error.h"
 #include "classify/encode.h"
+#include "common/error.h"
 
 namespace bertpt::classify {
 namespace {

@@ -9,14 +9,14 @@
 
 #include <ATen/ATen.h>
 
+#include "classify/finetune.h"
+#include "classify/label_map.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
-#include "classify/label_map.h"
-#include "model/checkpoint.h"
-#include "tokenizer/hf_files.h"
-#include "classify/finetune.h"
 #include "mlm/pretrain.h"
 #include "mlm/train_test_util.h"
+#include "model/checkpoint.h"
+#include "tokenizer/hf_files.h"
 
 namespace bertpt::classify {
 namespace {
@@ -28,7 +28,8 @@ using testing::TempDir;
 
 // n JSONL examples: "cat" sentences and "dog" sentences in alternation, each from a few templates.
 std::string animal_jsonl(int n, int offset = 0) {
-  const char* cat[] = {"the cat sat on the mat.", "a cat sat home.", "the mat and the cat.", "cat on the mat, quickly."};
+  const char* cat[] = {"the cat sat on the mat.", "a cat sat home.", "the mat and the cat.",
+                       "cat on the mat, quickly."};
   const char* dog[] = {"the dog ran far away.", "a dog ran home.", "the dog ran quickly.", "far away ran the dog."};
   std::string out;
   for (int i = 0; i < n; ++i) {
@@ -69,8 +70,9 @@ class FinetuneTest : public ::testing::Test {
   }
   std::string cli_args(const std::string& out) {
     return "finetune --model " + shell_quote(model) + " --tokenizer " + shell_quote(tokenizer) + " --train " +
-           shell_quote(dir.file("train.jsonl")) + " --valid " + shell_quote(dir.file("valid.jsonl")) + " --output-dir " +
-           shell_quote(dir.file(out)) + " --epochs 2 --learning-rate 1e-3 --per-device-batch-size 8 --max-seq-len 32"
+           shell_quote(dir.file("train.jsonl")) + " --valid " + shell_quote(dir.file("valid.jsonl")) +
+           " --output-dir " + shell_quote(dir.file(out)) +
+           " --epochs 2 --learning-rate 1e-3 --per-device-batch-size 8 --max-seq-len 32"
            " --precision fp32 --threads 1 --quiet";
   }
   TempDir dir;
@@ -200,7 +202,8 @@ TEST_F(FinetuneTest, BadInputsExitOneWithAClearMessage) {
   testing::write_file(dir.file("bad-valid.jsonl"), animal_jsonl(4) + "{\"text\": \"the cat\", \"label\": \"bird\"}\n");
   expect_error(cli_args("x") + " --valid " + shell_quote(dir.file("bad-valid.jsonl")), "bird");
   // One class only.
-  testing::write_file(dir.file("one-class.jsonl"), "{\"text\": \"a\", \"label\": \"cat\"}\n{\"text\": \"b\", \"label\": \"cat\"}\n");
+  testing::write_file(dir.file("one-class.jsonl"),
+                      "{\"text\": \"a\", \"label\": \"cat\"}\n{\"text\": \"b\", \"label\": \"cat\"}\n");
   expect_error(cli_args("x") + " --train " + shell_quote(dir.file("one-class.jsonl")), "cat");
   // Missing field.
   expect_error(cli_args("x") + " --label-field topic", "topic");
@@ -209,15 +212,16 @@ TEST_F(FinetuneTest, BadInputsExitOneWithAClearMessage) {
   expect_error(cli_args("x") + " --train " + shell_quote(dir.file("empty.jsonl")), "empty.jsonl");
   // A model directory without a tokenizer.
   fs::create_directories(dir.file("no-tok"));
-  expect_error("finetune --model " + shell_quote(dir.file("no-tok")) + " --train " + shell_quote(dir.file("train.jsonl")) +
-                   " --output-dir " + shell_quote(dir.file("x")),
+  expect_error("finetune --model " + shell_quote(dir.file("no-tok")) + " --train " +
+                   shell_quote(dir.file("train.jsonl")) + " --output-dir " + shell_quote(dir.file("x")),
                "tokenizer");
   // A preset (random init) needs --tokenizer.
   expect_error("finetune --model bert-tiny --train " + shell_quote(dir.file("train.jsonl")) + " --output-dir " +
                    shell_quote(dir.file("x")),
                "--tokenizer");
   // predict on a model that is not a classifier.
-  expect_error("predict --model " + shell_quote(dir.file("no-tok")) + " --input " + shell_quote(dir.file("train.jsonl")),
+  expect_error("predict --model " + shell_quote(dir.file("no-tok")) + " --input " +
+                   shell_quote(dir.file("train.jsonl")),
                "model.safetensors");
 }
 

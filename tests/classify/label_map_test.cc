@@ -1,9 +1,9 @@
 // The label <-> id map: sorted ids, the errors for one class and unknown labels, config.json.
 #include <gtest/gtest.h>
 
+#include "classify/label_map.h"
 #include "common/error.h"
 #include "common/test_util.h"
-#include "classify/label_map.h"
 
 namespace bertpt::classify {
 namespace {
@@ -50,7 +50,9 @@ TEST(LabelMap, SingleClassIsAnError) {
     EXPECT_EQ(std::string(e.what()), "data/train.jsonl: the labels have a single class 'spam'");
     EXPECT_NE(e.hint().find("at least two"), std::string::npos) << e.hint();
   }
-  EXPECT_EQ(error_of([] { LabelMap::from_examples(examples_with({"pos", ""}), "t.csv"); }),
+  EXPECT_EQ(error_of([] {
+              LabelMap::from_examples(examples_with({"pos", ""}), "t.csv");
+            }),
             "t.csv:3: the example has no label");
 }
 

@@ -3,9 +3,9 @@
 
 #include <functional>
 
+#include "classify/labeled_data.h"
 #include "common/error.h"
 #include "common/test_util.h"
-#include "classify/labeled_data.h"
 
 namespace bertpt::classify {
 namespace {
@@ -149,7 +149,8 @@ TEST(LabeledData, TsvKeepsQuotesLiterally) {
 TEST(LabeledData, FieldsByHeaderNameOrIndex) {
   TempDir tmp;
   const std::string path = tmp.file("rte.tsv");
-  write_file(path, "index\tsentence1\tsentence2\tlabel\n0\tP one.\tH one.\tentailment\n1\tP two.\tH two.\tnot_entailment\n");
+  write_file(path,
+             "index\tsentence1\tsentence2\tlabel\n0\tP one.\tH one.\tentailment\n1\tP two.\tH two.\tnot_entailment\n");
   const auto by_name = read_labeled_data(path, fields("sentence1", "sentence2", "label"), true);
   const auto by_index = read_labeled_data(path, fields("1", "2", "3"), true);
   ASSERT_EQ(by_name.size(), 2u);
@@ -244,7 +245,8 @@ TEST(LabeledData, RecordWidthMustMatchTheHeader) {
   LabeledDataOptions no_header = fields("0", "", "1");
   no_header.header = false;
   write_file(tsv, "a\tpos\nb\tneg\textra\n");
-  EXPECT_EQ(error_of([&] { read_labeled_data(tsv, no_header, true); }), tsv + ":2: 3 fields, but the first record has 2");
+  EXPECT_EQ(error_of([&] { read_labeled_data(tsv, no_header, true); }),
+            tsv + ":2: 3 fields, but the first record has 2");
 }
 
 TEST(LabeledData, EmptyLabelInCsvIsAnErrorForTraining) {
@@ -257,9 +259,11 @@ TEST(LabeledData, EmptyLabelInCsvIsAnErrorForTraining) {
 
 TEST(LabeledData, EmptySplits) {
   TempDir tmp;
-  const std::pair<const char*, const char*> files[] = {
-      {"empty.jsonl", ""}, {"blank.jsonl", "\n  \n\n"}, {"header_only.csv", "text,label\n"}, {"header_only.tsv", "text\tlabel\n"},
-      {"nothing.tsv", ""}};
+  const std::pair<const char*, const char*> files[] = {{"empty.jsonl", ""},
+                                                       {"blank.jsonl", "\n  \n\n"},
+                                                       {"header_only.csv", "text,label\n"},
+                                                       {"header_only.tsv", "text\tlabel\n"},
+                                                       {"nothing.tsv", ""}};
   for (const auto& [name, content] : files) {
     const std::string path = tmp.file(name);
     write_file(path, content);
@@ -274,7 +278,8 @@ TEST(LabeledData, MissingFileAndUnknownFormat) {
   EXPECT_TRUE(contains(error_of([&] { read_labeled_data(tmp.file("nope.jsonl"), {}, true); }), "nope.jsonl"));
   const std::string parquet = tmp.file("train.parquet");
   write_file(parquet, "PAR1");
-  EXPECT_EQ(error_of([&] { read_labeled_data(parquet, {}, true); }), parquet + ": cannot tell the format from the file name");
+  EXPECT_EQ(error_of([&] { read_labeled_data(parquet, {}, true); }),
+            parquet + ": cannot tell the format from the file name");
   LabeledDataOptions o;
   o.format = "xlsx";
   EXPECT_EQ(error_of([&] { read_labeled_data(parquet, o, true); }), "unknown format 'xlsx'");

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "common/error.h"
 #include "classify/metrics.h"
+#include "common/error.h"
 
 namespace bertpt::classify {
 namespace {
@@ -116,7 +116,8 @@ TEST(Metrics, JsonAndTable) {
   EXPECT_NE(table.find("accuracy 0.9000"), std::string::npos) << table;
   // Rows: the summary, the column heads, one per class; the last three aligned to one width.
   std::vector<std::string> rows;
-  for (size_t b = 0, e; (e = table.find('\n', b)) != std::string::npos; b = e + 1) rows.push_back(table.substr(b, e - b));
+  for (size_t b = 0, e; (e = table.find('\n', b)) != std::string::npos; b = e + 1)
+    rows.push_back(table.substr(b, e - b));
   ASSERT_EQ(rows.size(), 4u) << table;
   EXPECT_EQ(rows[2].substr(0, 8), "negative");
   EXPECT_EQ(rows[3].substr(0, 9), "pos      ");

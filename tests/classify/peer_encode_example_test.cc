@@ -7,9 +7,9 @@
 #include <memory>
 #include <sstream>
 
-#include "common/test_util.h"
 #include "classify/encode.h"
 #include "classify/labeled_data.h"
+#include "common/test_util.h"
 #include "tokenizer/hf_files.h"
 #include "tokenizer/peer.h"
 
@@ -56,7 +56,8 @@ class PeerEncodeExample : public ::testing::Test {
       corpus += e.text + "\n" + e.text_pair + "\n";
     }
     testing::write_file(tmp_->file("corpus.txt"), corpus);
-    run_peer("peer.js train-bert " + shell_quote(tmp_->file("hf")) + " lowercase " + shell_quote(tmp_->file("corpus.txt")));
+    run_peer("peer.js train-bert " + shell_quote(tmp_->file("hf")) + " lowercase " +
+             shell_quote(tmp_->file("corpus.txt")));
     tokenizer_ = std::make_unique<tokenizer::Tokenizer>(tokenizer::load_tokenizer(tmp_->file("hf/tokenizer.json")));
 
     pairs_ = read_labeled_data(tmp_->file("dev.tsv"), rte_fields(), true);
@@ -66,8 +67,9 @@ class PeerEncodeExample : public ::testing::Test {
         {"Only the first side has words.", ""},
         {"", "Only the second side has words in it."},
         {"[CLS] typed [SEP] tokens [MASK] count as tokens", "[SEP]"},
-        {"Short.", "A much longer second sentence that goes on and on, with commas, numbers like 1,234.5 "
-                   "and punctuation; it should absorb the whole cut before the first one loses anything."}};
+        {"Short.",
+         "A much longer second sentence that goes on and on, with commas, numbers like 1,234.5 "
+         "and punctuation; it should absorb the whole cut before the first one loses anything."}};
     for (const auto& [a, b] : edge) {
       Example e;
       e.text = a;
@@ -117,8 +119,8 @@ class PeerEncodeExample : public ::testing::Test {
       encode_example(*tokenizer_, e.text, e.text_pair, pairs, budget, out);
       const std::string ours = pairs ? joined(out.ids) + "\t" + joined(out.type_ids) : joined(out.ids);
       if (ours != hf[i] && ++bad <= 3) {
-        ADD_FAILURE() << "max " << max_len << ", example " << i << " (line " << e.line << "): " << e.text
-                      << " | " << e.text_pair << "\n  bertpt: " << ours << "\n  HF:     " << hf[i];
+        ADD_FAILURE() << "max " << max_len << ", example " << i << " (line " << e.line << "): " << e.text << " | "
+                      << e.text_pair << "\n  bertpt: " << ours << "\n  HF:     " << hf[i];
       }
       if (!pairs) {
         EXPECT_EQ(out.type_ids, std::vector<uint32_t>(out.ids.size(), 0));

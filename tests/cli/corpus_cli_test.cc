@@ -35,7 +35,8 @@ TEST(Cli, StatsJsonSummary) {
   TempDir d;
   write_file(d.file("a.txt"), "one\ntwo\n\n");
   write_file(d.file("b.jsonl.gz"), compress("{\"text\":\"three\"}\n", "gzip"));
-  auto r = run_bertpt("corpus stats --json -i " + shell_quote(d.file("a.txt")) + " -i " + shell_quote(d.file("b.jsonl.gz")));
+  auto r = run_bertpt("corpus stats --json -i " + shell_quote(d.file("a.txt")) + " -i " +
+                      shell_quote(d.file("b.jsonl.gz")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["total"]["documents"], 3);
@@ -56,8 +57,8 @@ TEST(Cli, StatsTableIsHumanReadable) {
 TEST(Cli, MergeWritesAndReportsJson) {
   TempDir d;
   write_file(d.file("a.txt"), "x\ny\nx\n");
-  auto r = run_bertpt("corpus merge --dedup --shuffle --seed 3 --json -i " + shell_quote(d.file("a.txt")) +
-                      " --out " + shell_quote(d.file("m.jsonl.zst")));
+  auto r = run_bertpt("corpus merge --dedup --shuffle --seed 3 --json -i " + shell_quote(d.file("a.txt")) + " --out " +
+                      shell_quote(d.file("m.jsonl.zst")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["written"], 2);

@@ -29,10 +29,10 @@ std::string slurp(const std::string& path);
 std::string compress(std::string_view data, const std::string& codec);
 
 struct CommandResult {
-  int exit_code = -1;   // -1 when killed by a signal
+  int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;
-  std::string out;      // stdout
-  std::string err;      // stderr
+  std::string out;  // stdout
+  std::string err;  // stderr
 };
 
 // Runs `bertpt <args>` (args is a shell-quoted string) with stdin from /dev/null.

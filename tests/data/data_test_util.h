@@ -12,8 +12,9 @@ namespace bertpt::testing {
 
 // Documents of varied length (some longer than a block) with words in and out of the vocabulary.
 inline std::vector<std::string> sample_documents(int n) {
-  const char* words[] = {"the", "cat", "sat", "on", "a", "mat", "and", "dog", "ran", "far", "away", "from",
-                         "home", "running", "quickly", "unbelievable", "zebra", "quiz", "jumps", "over"};
+  const char* words[] = {"the",     "cat",          "sat",   "on",   "a",     "mat",  "and",
+                         "dog",     "ran",          "far",   "away", "from",  "home", "running",
+                         "quickly", "unbelievable", "zebra", "quiz", "jumps", "over"};
   std::vector<std::string> docs;
   uint32_t x = 12345;
   for (int i = 0; i < n; ++i) {

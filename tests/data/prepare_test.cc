@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "../tokenizer/peer.h"
 #include "common/error.h"
 #include "common/hash.h"
 #include "common/sha256.h"
@@ -13,7 +14,6 @@
 #include "data_test_util.h"
 #include "io/manifest.h"
 #include "tokenizer/hf_files.h"
-#include "../tokenizer/peer.h"
 
 namespace bertpt::data {
 namespace {

@@ -99,7 +99,7 @@ int worker_buckets() {
   auto w1 = torch::randn({8, 5}, torch::requires_grad());
   auto w2 = torch::randn({3, 8}, torch::requires_grad());
   auto unused = torch::randn({4}, torch::requires_grad());  // takes no part: must not block
-  auto data = torch::randn({8, 5});                          // 8 samples: each rank takes 4, in 2 micro-steps of 2
+  auto data = torch::randn({8, 5});                         // 8 samples: each rank takes 4, in 2 micro-steps of 2
   auto loss_of = [&](const at::Tensor& x) { return (torch::tanh(x.matmul(w1.t())).matmul(w2.t())).pow(2).sum(); };
   GradientBucketer buckets(comm, {w1, w2, unused}, /*bucket_bytes=*/64);  // tiny buckets: several
   for (int micro = 0; micro < 2; ++micro) {

@@ -41,8 +41,12 @@ TEST(DistEnv, OneRankGetsAProcessGroupOnlyWhenAsked) {
 }
 
 TEST(DistEnv, TorchrunMpiAndSlurm) {
-  auto t = from({{"RANK", "3"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"},
-                 {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29400"}});
+  auto t = from({{"RANK", "3"},
+                 {"WORLD_SIZE", "8"},
+                 {"LOCAL_RANK", "1"},
+                 {"LOCAL_WORLD_SIZE", "2"},
+                 {"MASTER_ADDR", "node0"},
+                 {"MASTER_PORT", "29400"}});
   EXPECT_EQ(t.launcher, "torchrun");
   EXPECT_EQ(t.rank, 3);
   EXPECT_EQ(t.world_size, 8);
@@ -51,15 +55,22 @@ TEST(DistEnv, TorchrunMpiAndSlurm) {
   EXPECT_EQ(t.master_addr, "node0");
   EXPECT_EQ(t.master_port, 29400);
 
-  auto m = from({{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "16"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "5"},
-                 {"OMPI_COMM_WORLD_LOCAL_SIZE", "8"}, {"MASTER_ADDR", "10.0.0.1"}});
+  auto m = from({{"OMPI_COMM_WORLD_RANK", "5"},
+                 {"OMPI_COMM_WORLD_SIZE", "16"},
+                 {"OMPI_COMM_WORLD_LOCAL_RANK", "5"},
+                 {"OMPI_COMM_WORLD_LOCAL_SIZE", "8"},
+                 {"MASTER_ADDR", "10.0.0.1"}});
   EXPECT_EQ(m.launcher, "mpirun");
   EXPECT_EQ(m.rank, 5);
   EXPECT_EQ(m.local_world_size, 8);
   EXPECT_EQ(m.master_port, 29500);
 
-  auto s = from({{"SLURM_PROCID", "9"}, {"SLURM_NTASKS", "16"}, {"SLURM_LOCALID", "1"}, {"SLURM_NTASKS_PER_NODE", "8(x2)"},
-                 {"MASTER_ADDR", "gpu-001"}, {"MASTER_PORT", "29501"}});
+  auto s = from({{"SLURM_PROCID", "9"},
+                 {"SLURM_NTASKS", "16"},
+                 {"SLURM_LOCALID", "1"},
+                 {"SLURM_NTASKS_PER_NODE", "8(x2)"},
+                 {"MASTER_ADDR", "gpu-001"},
+                 {"MASTER_PORT", "29501"}});
   EXPECT_EQ(s.launcher, "slurm");
   EXPECT_EQ(s.rank, 9);
   EXPECT_EQ(s.local_rank, 1);
@@ -89,8 +100,8 @@ LaunchOptions shell_workers(const std::string& script, int n) {
 
 TEST(Launcher, GivesEachWorkerItsRendezvousEnvironment) {
   TempDir d;
-  auto o = shell_workers("echo \"$RANK $WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE $MASTER_ADDR $BERTPT_LAUNCHED\" > " + d.path() +
-                             "/rank$RANK; test -n \"$MASTER_PORT\"",
+  auto o = shell_workers("echo \"$RANK $WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE $MASTER_ADDR $BERTPT_LAUNCHED\" > " +
+                             d.path() + "/rank$RANK; test -n \"$MASTER_PORT\"",
                          3);
   EXPECT_EQ(run_workers(o), 0);
   for (int r = 0; r < 3; ++r) {
@@ -120,14 +131,17 @@ TEST(Launcher, StoppingAWorkerAlsoStopsItsChildren) {
   // The workers are wrapper scripts whose real work is a child process: when rank 1 fails, the
   // others' children must go too (their whole process group is signalled), not live on as orphans.
   TempDir d;
-  auto o = shell_workers("if [ \"$RANK\" = 1 ]; then while [ ! -s " + d.path() + "/child0 ]; do sleep 0.05; done; exit 3; fi; "
-                         "sleep 60 & echo $! > " + d.path() + "/child$RANK.tmp; mv " + d.path() + "/child$RANK.tmp " + d.path() +
-                         "/child$RANK; wait",
+  auto o = shell_workers("if [ \"$RANK\" = 1 ]; then while [ ! -s " + d.path() +
+                             "/child0 ]; do sleep 0.05; done; exit 3; fi; "
+                             "sleep 60 & echo $! > " +
+                             d.path() + "/child$RANK.tmp; mv " + d.path() + "/child$RANK.tmp " + d.path() +
+                             "/child$RANK; wait",
                          2);
   EXPECT_EQ(run_workers(o), 3);
   const pid_t child = static_cast<pid_t>(std::stol(slurp(d.file("child0"))));
   bool gone = false;
-  for (int i = 0; i < 100 && !(gone = process_gone(child)); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 0; i < 100 && !(gone = process_gone(child)); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_TRUE(gone) << "the child of rank 0 (pid " << child << ") outlived the job";
   if (!gone) ::kill(child, SIGKILL);
 }
@@ -143,7 +157,8 @@ TEST(Launcher, ForwardsSigtermToTheWorkers) {
                              "/up$RANK; while true; do sleep 0.1; done",
                          2);
   std::thread killer([&] {
-    for (int i = 0; i < 200 && !(std::filesystem::exists(d.file("up0")) && std::filesystem::exists(d.file("up1"))); ++i) {
+    for (int i = 0; i < 200 && !(std::filesystem::exists(d.file("up0")) && std::filesystem::exists(d.file("up1")));
+         ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     ::kill(::getpid(), SIGTERM);

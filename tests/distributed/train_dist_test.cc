@@ -31,7 +31,8 @@ std::vector<double> losses(const std::string& run) {
 void expect_same_losses(const std::vector<double>& a, const std::vector<double>& b, const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   ASSERT_FALSE(a.empty()) << what;
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5 * std::abs(b[i]) + 1e-7) << what << ", step " << i + 1;
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_NEAR(a[i], b[i], 1e-5 * std::abs(b[i]) + 1e-7) << what << ", step " << i + 1;
 }
 
 class DistTrain : public ::testing::Test {
@@ -43,9 +44,9 @@ class DistTrain : public ::testing::Test {
   }
   std::string train_args(const std::string& out, int batch, int steps) {
     return "train --quiet --data " + shell_quote(data) + " --model " + shell_quote(model) + " --output-dir " +
-           shell_quote(dir.file(out)) + " --precision fp32 --threads 1 --per-device-batch-size " + std::to_string(batch) +
-           " --max-steps " + std::to_string(steps) + " --learning-rate 1e-3 --logging-steps 1 --eval-steps 0" +
-           " --peak-tflops 1 --dist-timeout 60";
+           shell_quote(dir.file(out)) + " --precision fp32 --threads 1 --per-device-batch-size " +
+           std::to_string(batch) + " --max-steps " + std::to_string(steps) +
+           " --learning-rate 1e-3 --logging-steps 1 --eval-steps 0" + " --peak-tflops 1 --dist-timeout 60";
   }
   TempDir dir;
   std::string data, model;
@@ -100,7 +101,8 @@ TEST_F(DistTrain, ElasticResumeFromTwoRanksToOneAndBack) {
 }
 
 TEST_F(DistTrain, RunsUnderMpirun) {
-  if (run_shell("command -v mpirun").exit_code != 0) GTEST_SKIP() << "openmpi-bin is not installed (scripts/setup installs it)";
+  if (run_shell("command -v mpirun").exit_code != 0)
+    GTEST_SKIP() << "openmpi-bin is not installed (scripts/setup installs it)";
   auto one = run_bertpt(train_args("ref", 16, 3) + " --save-steps 0");
   ASSERT_EQ(one.exit_code, 0) << one.err;
   int port = 29000 + int(::getpid() % 1000);
@@ -116,8 +118,8 @@ TEST_F(DistTrain, AKilledRankEndsTheJobWithAnError) {
   // non-zero, naming the rank, instead of leaving rank 0 waiting forever.
   std::string cmd = shell_quote(testing::bertpt_bin()) + " " + train_args("killed", 8, 100000) +
                     " --save-steps 0 --nproc-per-node 2";
-  std::string script = cmd + " & L=$!; for i in $(seq 1 300); do [ -s " + shell_quote(dir.file("killed/metrics.jsonl")) +
-                       " ] && break; sleep 0.1; done; " +
+  std::string script = cmd + " & L=$!; for i in $(seq 1 300); do [ -s " +
+                       shell_quote(dir.file("killed/metrics.jsonl")) + " ] && break; sleep 0.1; done; " +
                        "kill -9 $(pgrep -P $L | tail -1); wait $L; echo \"exit=$?\"";
   auto r = run_shell(script);
   EXPECT_NE(r.out.find("exit="), std::string::npos);

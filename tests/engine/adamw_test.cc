@@ -145,7 +145,8 @@ TEST(AdamW, LibTorchFusedKernelEqualsBertptAndTensorOps) {
     at::Tensor w = w0.clone().set_requires_grad(true), b = b0.clone().set_requires_grad(true);
     AdamWOptions o = base;
     o.kernel = k;
-    auto opt = std::make_unique<AdamW>(std::vector<std::pair<std::string, at::Tensor>>{{"dense.weight", w}, {"dense.bias", b}}, o);
+    auto opt = std::make_unique<AdamW>(
+        std::vector<std::pair<std::string, at::Tensor>>{{"dense.weight", w}, {"dense.bias", b}}, o);
     at::manual_seed(12);
     for (int step = 1; step <= 5; ++step) {
       w.mutable_grad() = at::randn({n}) * step;
@@ -153,7 +154,8 @@ TEST(AdamW, LibTorchFusedKernelEqualsBertptAndTensorOps) {
       opt->step(1e-3 * step);
       if (step == 3) {  // a resumed run: a fresh optimizer from the saved state
         auto state = opt->state_tensors();
-        opt = std::make_unique<AdamW>(std::vector<std::pair<std::string, at::Tensor>>{{"dense.weight", w}, {"dense.bias", b}}, o);
+        opt = std::make_unique<AdamW>(
+            std::vector<std::pair<std::string, at::Tensor>>{{"dense.weight", w}, {"dense.bias", b}}, o);
         opt->load_state(state, 3, "test");
       }
     }
@@ -163,13 +165,15 @@ TEST(AdamW, LibTorchFusedKernelEqualsBertptAndTensorOps) {
     for (int i = 0; i < 2; ++i) {
       const at::Tensor& ours = result[AdamWKernel::Bertpt][i];
       EXPECT_TRUE(at::allclose(result[k][i], ours, 1e-6, 1e-6))
-          << "kernel " << int(k) << " tensor " << i << " max |diff| " << (result[k][i] - ours).abs().max().item<float>();
+          << "kernel " << int(k) << " tensor " << i << " max |diff| "
+          << (result[k][i] - ours).abs().max().item<float>();
     }
   }
   EXPECT_FALSE(at::allclose(result[AdamWKernel::Bertpt][0], w0, 1e-4, 1e-4));  // it did move
   // Weight decay reached the weight only: with zero gradients, the bias group must not decay.
   at::Tensor w = at::ones({4}).set_requires_grad(true), b = at::ones({4}).set_requires_grad(true);
-  AdamW fused({{"dense.weight", w}, {"dense.bias", b}}, AdamWOptions{0.9, 0.999, 1e-8, 0.5, AdamWKernel::LibTorchFused});
+  AdamW fused({{"dense.weight", w}, {"dense.bias", b}},
+              AdamWOptions{0.9, 0.999, 1e-8, 0.5, AdamWKernel::LibTorchFused});
   w.mutable_grad() = at::zeros({4});
   b.mutable_grad() = at::zeros({4});
   fused.step(0.1);

@@ -18,7 +18,8 @@ TEST(Bench, SweepRowsAreConsistentAndFeedCost) {
   std::string model = testing::write_tiny_config(d, 120, 0.1);
   auto r = run_bertpt("bench --json --model " + shell_quote(model) +
                       " --seq-len 16,32 --per-device-batch-size 2,4 --steps 2 --warmup-steps 1 --precision fp32"
-                      " --threads 1 --peak-tflops 0.5 --out " + shell_quote(d.file("bench.json")));
+                      " --threads 1 --peak-tflops 0.5 --out " +
+                      shell_quote(d.file("bench.json")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["rows"].size(), 4u);

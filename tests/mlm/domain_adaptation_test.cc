@@ -19,8 +19,9 @@ TEST(DomainAdaptationQuick, PipelineRunsAndFineTuningBeatsTheMajorityClass) {
     GTEST_SKIP() << "no shared corpora in " << data << " (set BERTPT_SHARED_DATA)";
   }
   TempDir dir;
-  CommandResult r = run_shell("QUICK=1 THREADS=2 OUT=" + shell_quote(dir.file("out")) + " BERTPT=" + shell_quote(bertpt_bin()) +
-                              " DATA_DIR=" + shell_quote(data) + " " + shell_quote(source_dir() + "/bench/domain-adaptation.sh"));
+  CommandResult r = run_shell("QUICK=1 THREADS=2 OUT=" + shell_quote(dir.file("out")) +
+                              " BERTPT=" + shell_quote(bertpt_bin()) + " DATA_DIR=" + shell_quote(data) + " " +
+                              shell_quote(source_dir() + "/bench/domain-adaptation.sh"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // summary.tsv: header, then task arm seeds acc_mean acc_std f1_mean f1_std majority.
   std::istringstream in(slurp(dir.file("out/summary.tsv")));

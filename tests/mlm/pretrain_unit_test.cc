@@ -10,11 +10,11 @@
 
 #include "common/error.h"
 #include "data/dataset.h"
-#include "model/bert.h"
 #include "mlm/batch_loader.h"
-#include "perf/flops.h"
 #include "mlm/pretrain_options.h"
 #include "mlm/train_test_util.h"
+#include "model/bert.h"
+#include "perf/flops.h"
 
 namespace bertpt::mlm {
 namespace {
@@ -54,7 +54,8 @@ TEST(Flops, GuideFiguresForBertBase) {
   model::BertConfig c = model::builtin_preset("bert-base");
   c.vocab_size = 32000;
   perf::BertFlops f(c);
-  // The guide's figures (docs/training.md, "MFU"): ≈ 86 GFLOP per 128-token sequence, ≈ 367 per 512, head at every position.
+  // The guide's figures (docs/training.md, "MFU"): ≈ 86 GFLOP per 128-token sequence, ≈ 367 per 512, head at every
+  // position.
   EXPECT_NEAR(f.train_flops_dense_head(1, 128) / 1e9, 86.4, 0.5);
   EXPECT_NEAR(f.train_flops_dense_head(1, 512) / 1e9, 367.2, 0.5);
   // The sparse head at 15% of the positions saves most of the head's share.

@@ -24,7 +24,8 @@ class TrainCliTest : public ::testing::Test {
     model = testing::write_tiny_config(dir, vocab, 0.1);
   }
   std::string base_args(const std::string& out) {
-    return "train --data " + shell_quote(data) + " --model " + shell_quote(model) + " --output-dir " + shell_quote(out) +
+    return "train --data " + shell_quote(data) + " --model " + shell_quote(model) + " --output-dir " +
+           shell_quote(out) +
            " --precision fp32 --threads 1 --per-device-batch-size 8 --learning-rate 1e-3 --peak-tflops 1";
   }
   TempDir dir;
@@ -62,11 +63,12 @@ TEST_F(TrainCliTest, BadInputsExitOneWithAClearMessage) {
   EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
 
   // seq_len above max_position_embeddings.
-  testing::write_file(dir.file("short.json"), "{\"vocab_size\": " + std::to_string(vocab) +
-                                                  ", \"hidden_size\": 32, \"num_hidden_layers\": 1, \"num_attention_heads\": 2,"
-                                                  " \"intermediate_size\": 64, \"max_position_embeddings\": 16}");
-  r = run_bertpt("train --data " + shell_quote(data) + " --model " + shell_quote(dir.file("short.json")) + " --output-dir " +
-                 shell_quote(dir.file("x")));
+  testing::write_file(dir.file("short.json"),
+                      "{\"vocab_size\": " + std::to_string(vocab) +
+                          ", \"hidden_size\": 32, \"num_hidden_layers\": 1, \"num_attention_heads\": 2,"
+                          " \"intermediate_size\": 64, \"max_position_embeddings\": 16}");
+  r = run_bertpt("train --data " + shell_quote(data) + " --model " + shell_quote(dir.file("short.json")) +
+                 " --output-dir " + shell_quote(dir.file("x")));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("max_position_embeddings"), std::string::npos) << r.err;
 
@@ -102,8 +104,8 @@ TEST_F(TrainCliTest, ConfigFileAndFlagsThenEvalFillMaskPlot) {
   std::string metrics = testing::slurp(out + "/metrics.jsonl");
   auto first = nlohmann::json::parse(metrics.substr(0, metrics.find('\n')));
   EXPECT_EQ(first["step"], 2);
-  for (const char* k : {"loss", "mlm_accuracy", "learning_rate", "grad_norm", "tokens_per_sec", "seq_per_sec", "mfu",
-                        "elapsed_sec"}) {
+  for (const char* k :
+       {"loss", "mlm_accuracy", "learning_rate", "grad_norm", "tokens_per_sec", "seq_per_sec", "mfu", "elapsed_sec"}) {
     EXPECT_TRUE(first.contains(k)) << k;
   }
   EXPECT_NE(metrics.find("eval_perplexity"), std::string::npos);
@@ -162,7 +164,8 @@ TEST_F(TrainCliTest, SigintSavesACheckpointAndExitsZero) {
   // Start a long run, wait until it has logged a step, interrupt it.
   const std::string cmd = shell_quote(testing::bertpt_bin()) + " " + base_args(out) +
                           " --max-steps 100000 --logging-steps 1 --save-steps 0 --quiet & pid=$!; "
-                          "for i in $(seq 1 600); do [ -s " + shell_quote(out + "/metrics.jsonl") +
+                          "for i in $(seq 1 600); do [ -s " +
+                          shell_quote(out + "/metrics.jsonl") +
                           " ] && break; sleep 0.05; done; kill -INT $pid; wait $pid; echo rc=$?";
   auto r = testing::run_shell(cmd);
   EXPECT_NE(r.out.find("rc=0"), std::string::npos) << r.out << r.err;

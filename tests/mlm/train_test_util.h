@@ -16,8 +16,12 @@ namespace bertpt::testing {
 // Sentences from a few fixed templates: a masked word is mostly predictable from its context, so a
 // model that learns shows it (accuracy far above the most-frequent-token baseline).
 inline std::vector<std::string> structured_documents(int n) {
-  const char* sentences[] = {"the cat sat on the mat.", "the dog ran far away from home.", "a cat and a dog sat on a mat.",
-                             "the dog ran home quickly.", "run far away, cat.", "the mat sat on the cat and the dog."};
+  const char* sentences[] = {"the cat sat on the mat.",
+                             "the dog ran far away from home.",
+                             "a cat and a dog sat on a mat.",
+                             "the dog ran home quickly.",
+                             "run far away, cat.",
+                             "the mat sat on the cat and the dog."};
   std::vector<std::string> docs;
   uint32_t x = 987654321u;
   for (int i = 0; i < n; ++i) {
@@ -51,13 +55,16 @@ inline std::string make_dataset(const TempDir& dir, const std::vector<std::strin
 
 // A tiny model config file (2 layers, `hidden` wide, 2 heads) with the given dropout. It is a file,
 // not a preset, so its vocab_size must match the dataset's.
-inline std::string write_tiny_config(const TempDir& dir, int64_t vocab_size, double dropout, const std::string& name = "tiny.json",
-                                     int hidden = 32) {
+inline std::string write_tiny_config(const TempDir& dir, int64_t vocab_size, double dropout,
+                                     const std::string& name = "tiny.json", int hidden = 32) {
   std::string path = dir.file(name);
   write_file(path, "{\"model_type\": \"bert\", \"vocab_size\": " + std::to_string(vocab_size) +
-                       ", \"hidden_size\": " + std::to_string(hidden) + ", \"num_hidden_layers\": 2, \"num_attention_heads\": 2, "
-                       "\"intermediate_size\": " + std::to_string(2 * hidden) + ", \"max_position_embeddings\": 64, \"hidden_dropout_prob\": " +
-                       std::to_string(dropout) + ", \"attention_probs_dropout_prob\": " + std::to_string(dropout) + "}");
+                       ", \"hidden_size\": " + std::to_string(hidden) +
+                       ", \"num_hidden_layers\": 2, \"num_attention_heads\": 2, "
+                       "\"intermediate_size\": " +
+                       std::to_string(2 * hidden) +
+                       ", \"max_position_embeddings\": 64, \"hidden_dropout_prob\": " + std::to_string(dropout) +
+                       ", \"attention_probs_dropout_prob\": " + std::to_string(dropout) + "}");
   return path;
 }
 

@@ -11,12 +11,12 @@
 
 #include "common/error.h"
 #include "data/dataset.h"
-#include "model/checkpoint.h"
+#include "engine/run_checkpoint.h"
 #include "mlm/batch_loader.h"
 #include "mlm/evaluate.h"
-#include "engine/run_checkpoint.h"
 #include "mlm/pretrain.h"
 #include "mlm/train_test_util.h"
+#include "model/checkpoint.h"
 
 namespace bertpt::mlm {
 namespace {

@@ -52,8 +52,8 @@ struct Batch {
 Batch tiny_batch() {
   Batch b;
   b.ids = at::tensor({2, 11, 12, 13, 14, 15, 3,  //
-                      2, 21, 22, 23, 3, 0, 0,     //
-                      2, 31, 4, 33, 4, 35, 3},
+                      2, 21, 22, 23, 3,  0,  0,  //
+                      2, 31, 4,  33, 4,  35, 3},
                      at::kLong)
               .view({3, 7});
   b.mask = at::tensor({1, 1, 1, 1, 1, 1, 1,  //
@@ -97,8 +97,7 @@ at::Tensor ref_softmax(const at::Tensor& s) {
 
 // [B, T, H] final hidden states.
 at::Tensor ref_encoder(Params& p, const BertConfig& c, const Batch& b) {
-  const int64_t B = b.ids.size(0), T = b.ids.size(1), H = c.hidden_size, nh = c.num_attention_heads,
-                hd = H / nh;
+  const int64_t B = b.ids.size(0), T = b.ids.size(1), H = c.hidden_size, nh = c.num_attention_heads, hd = H / nh;
   // nn.Embedding(padding_idx): the [PAD] row gets no gradient through the lookup.
   at::Tensor W = p["bert.embeddings.word_embeddings.weight"];
   at::Tensor W_lookup = at::cat({W.narrow(0, 0, c.pad_token_id), W.narrow(0, c.pad_token_id, 1).detach(),
@@ -211,7 +210,6 @@ TEST(BertForMaskedLM, BertBaseHasHfNamesShapesAndParameterCount) {
     EXPECT_EQ(named[i].key(), expected[i].first);
     EXPECT_EQ(named[i].value().sizes(), at::IntArrayRef(expected[i].second)) << expected[i].first;
   }
-
 }
 
 TEST(BertForMaskedLM, InitialisesLikeTransformers) {
@@ -442,7 +440,8 @@ TEST(BertForMaskedLM, Bf16AutocastIsCloseToFp32) {
       EXPECT_LT(g16[name].abs().max().item<double>(), 1e-3) << name;
       continue;
     }
-    double cos = (g * g16[name]).sum().item<double>() / (g.norm().item<double>() * g16[name].norm().item<double>() + 1e-30);
+    double cos = (g * g16[name]).sum().item<double>() /
+                 (g.norm().item<double>() * g16[name].norm().item<double>() + 1e-30);
     EXPECT_GT(cos, 0.99) << name;
   }
 
@@ -529,7 +528,6 @@ TEST(BertForMaskedLM, OverfitsAFewSequences) {
   MlmOutput out = model->forward(ids, {}, {}, labels);
   EXPECT_EQ(out.num_correct.item<int64_t>(), 12);
 }
-
 
 // ---- ops
 

@@ -105,7 +105,8 @@ TEST(Checkpoint, LoadRoundTripAndByteExactResave) {
   EXPECT_TRUE(at::equal(model->logits(ids), loaded->logits(ids)));
 
   save_pretrained(tmp.file("b"), loaded);
-  EXPECT_EQ(bertpt::testing::slurp(tmp.file("a/model.safetensors")), bertpt::testing::slurp(tmp.file("b/model.safetensors")));
+  EXPECT_EQ(bertpt::testing::slurp(tmp.file("a/model.safetensors")),
+            bertpt::testing::slurp(tmp.file("b/model.safetensors")));
   EXPECT_EQ(bertpt::testing::slurp(tmp.file("a/config.json")), bertpt::testing::slurp(tmp.file("b/config.json")));
 }
 
@@ -163,8 +164,10 @@ TEST(Checkpoint, AcceptsOldNamesAndReportsExtraAndMissing) {
   for (auto [name, t] : state_of(*model)) {
     if (name.rfind("cls.", 0) == 0) continue;
     name = name.substr(5);  // drop "bert."
-    if (name.size() > 16 && name.compare(name.size() - 16, 16, "LayerNorm.weight") == 0) name.replace(name.size() - 6, 6, "gamma");
-    if (name.size() > 14 && name.compare(name.size() - 14, 14, "LayerNorm.bias") == 0) name.replace(name.size() - 4, 4, "beta");
+    if (name.size() > 16 && name.compare(name.size() - 16, 16, "LayerNorm.weight") == 0)
+      name.replace(name.size() - 6, 6, "gamma");
+    if (name.size() > 14 && name.compare(name.size() - 14, 14, "LayerNorm.bias") == 0)
+      name.replace(name.size() - 4, 4, "beta");
     old.emplace_back(name, t);
   }
   old.emplace_back("cls.seq_relationship.weight", at::zeros({2, 16}));

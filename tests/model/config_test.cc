@@ -71,17 +71,20 @@ TEST(BertConfig, MissingFieldsTakeDefaults) {
 }
 
 TEST(BertConfig, ValidationNamesTheField) {
-  EXPECT_NE(error_of([] { BertConfig::from_json(R"({"hidden_size": 100, "num_attention_heads": 12})", "x.json"); })
-                .find("x.json: field 'hidden_size' (100) is not a multiple of num_attention_heads (12)"),
+  EXPECT_NE(error_of([] {
+              BertConfig::from_json(R"({"hidden_size": 100, "num_attention_heads": 12})", "x.json");
+            }).find("x.json: field 'hidden_size' (100) is not a multiple of num_attention_heads (12)"),
             std::string::npos);
-  EXPECT_NE(error_of([] { BertConfig::from_json(R"({"vocab_size": "big"})", "c.json"); })
-                .find("c.json: field 'vocab_size' must be an integer"),
+  EXPECT_NE(error_of([] {
+              BertConfig::from_json(R"({"vocab_size": "big"})", "c.json");
+            }).find("c.json: field 'vocab_size' must be an integer"),
             std::string::npos);
   EXPECT_NE(error_of([] { BertConfig::from_json(R"({"model_type": "roberta"})"); }).find("model_type"),
             std::string::npos);
   EXPECT_NE(error_of([] { BertConfig::from_json(R"({"hidden_act": "tanh"})"); }).find("hidden_act"), std::string::npos);
-  EXPECT_NE(error_of([] { BertConfig::from_json(R"({"position_embedding_type": "relative_key"})"); })
-                .find("position_embedding_type"),
+  EXPECT_NE(error_of([] {
+              BertConfig::from_json(R"({"position_embedding_type": "relative_key"})");
+            }).find("position_embedding_type"),
             std::string::npos);
   EXPECT_NE(error_of([] { BertConfig::from_json(R"({"hidden_dropout_prob": 1.5})"); }).find("hidden_dropout_prob"),
             std::string::npos);

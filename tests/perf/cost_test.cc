@@ -95,7 +95,8 @@ TEST(Cost, BadPriceTablesAreClearErrors) {
       {R"({"instances": [{"price_per_hour": 1, "devices": 1}]})", "name"},
       {R"({"instances": [{"name": "a", "price_per_hour": -1, "devices": 1}]})", "price_per_hour"},
       {R"({"instances": [{"name": "a", "price_per_hour": 1, "devices": 0}]})", "devices"},
-      {R"({"instances": [{"name": "a", "price_per_hour": 1, "devices": 1}, {"name": "a", "price_per_hour": 2, "devices": 1}]})",
+      {R"({"instances": [{"name": "a", "price_per_hour": 1, "devices": 1},)"
+       R"( {"name": "a", "price_per_hour": 2, "devices": 1}]})",
        "duplicate"},
   };
   for (const auto& c : cases) {
@@ -111,7 +112,8 @@ TEST(Cost, BadPriceTablesAreClearErrors) {
 }
 
 TEST(CostCli, GuideReproductionAsJson) {
-  auto r = run_bertpt("cost --json --hours 12.5 --for-steps 100000 --instance dl1.24xlarge --instance 'p3dn.24xlarge*2=33.25h'");
+  auto r = run_bertpt(
+      "cost --json --hours 12.5 --for-steps 100000 --instance dl1.24xlarge --instance 'p3dn.24xlarge*2=33.25h'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["rows"].size(), 2u);

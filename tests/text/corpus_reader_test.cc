@@ -115,7 +115,8 @@ TEST(CorpusReader, WikiExtractorDocsWithoutTheirTitleLine) {
              "<doc id=\"2\" url=\"?curid=2\" title=\"Redirect page\">\nRedirect page\n</doc>\n"
              "<doc id=\"3\" url=\"?curid=3\" title=\"Zed\">\nZed\nZed is a letter.\n</doc>\n");
   auto r = read_corpus(opts({d.file("wiki_00")}));
-  EXPECT_EQ(r.docs, (std::vector<std::string>{"Anarchism is a philosophy.\n\nHistory.\nIt is old.", "Zed is a letter."}));
+  EXPECT_EQ(r.docs,
+            (std::vector<std::string>{"Anarchism is a philosophy.\n\nHistory.\nIt is old.", "Zed is a letter."}));
   EXPECT_EQ(r.total.empty_skipped, 1u);
 }
 

@@ -39,8 +39,16 @@ TEST(JsonField, MissingAndNonStringFields) {
 }
 
 TEST(JsonField, MalformedLinesSayWhereTheyBreak) {
-  const char* bad[] = {"not json", "[1, 2]", R"({"text": "unterminated)", R"({"text" "x"})", R"({"text": "x",})",
-                       R"({"text": "x"} trailing)", R"({"text": "\q"})", R"({"a": tru})", R"({"a": 1.})", ""};
+  const char* bad[] = {"not json",
+                       "[1, 2]",
+                       R"({"text": "unterminated)",
+                       R"({"text" "x"})",
+                       R"({"text": "x",})",
+                       R"({"text": "x"} trailing)",
+                       R"({"text": "\q"})",
+                       R"({"a": tru})",
+                       R"({"a": 1.})",
+                       ""};
   for (const char* line : bad) {
     std::string out;
     auto r = extract_json_string_field(line, "text", out);
@@ -53,7 +61,9 @@ TEST(JsonField, LoneSurrogatesBecomeReplacementCharacters) {
   std::string out;
   auto r = extract_json_string_field(R"({"text": "a\ud800b\udc00"})", "text", out);
   ASSERT_EQ(r.status, JsonFieldStatus::Found);
-  EXPECT_EQ(out, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+  EXPECT_EQ(out,
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD");
   EXPECT_EQ(r.bad_surrogates, 2u);
 }
 

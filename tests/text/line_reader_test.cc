@@ -34,9 +34,13 @@ TEST(LineReader, SplitsOnNewlinesAndStripsCrlfAndBom) {
 }
 
 TEST(LineReader, BomOnlyAtTheStartIsDropped) {
-  auto ls = lines_of("a\n\xEF\xBB\xBF" "b\n");
+  auto ls = lines_of(
+      "a\n\xEF\xBB\xBF"
+      "b\n");
   ASSERT_EQ(ls.size(), 2u);
-  EXPECT_EQ(ls[1].text, "\xEF\xBB\xBF" "b");
+  EXPECT_EQ(ls[1].text,
+            "\xEF\xBB\xBF"
+            "b");
 }
 
 TEST(LineReader, EmptyFileHasNoLines) { EXPECT_TRUE(lines_of("").empty()); }

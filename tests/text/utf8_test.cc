@@ -31,7 +31,10 @@ TEST(Utf8, CleanTextIsUntouched) {
 TEST(Utf8, MaximalSubpartsBecomeOneReplacementEach) {
   RepairCounts c;
   // Truncated 4-byte sequence: one U+FFFD for the whole valid prefix.
-  EXPECT_EQ(repair("a\xF0\x9F\x98" "b", &c), "a" + kFFFD + "b");
+  EXPECT_EQ(repair("a\xF0\x9F\x98"
+                   "b",
+                   &c),
+            "a" + kFFFD + "b");
   EXPECT_EQ(c.invalid, 1u);
   // Overlong encodings: C0/C1 are never valid leads, so each byte is replaced.
   EXPECT_EQ(repair("\xC0\xAF", &c), kFFFD + kFFFD);
@@ -54,7 +57,9 @@ TEST(Utf8, NulBytesAreRemovedAndCounted) {
 }
 
 TEST(Utf8, SafePrefixNeverCutsACharacter) {
-  std::string s = "ab\xE4\xB8\xAD" "cd";  // ab中cd
+  std::string s =
+      "ab\xE4\xB8\xAD"
+      "cd";  // ab中cd
   EXPECT_EQ(utf8_safe_prefix(s, 3), 2u);
   EXPECT_EQ(utf8_safe_prefix(s, 4), 2u);
   EXPECT_EQ(utf8_safe_prefix(s, 5), 5u);
@@ -85,7 +90,7 @@ TEST(Utf8, MatchesNodeTextDecoderOnRandomBytes) {
     int len = int(rng() % 24);
     for (int k = 0; k < len; ++k) {
       // Bias towards bytes that make interesting sequences; no NUL (we remove those, WHATWG keeps them).
-      static const unsigned char pool[] = {'a', 0x80, 0xBF, 0xC2, 0xDF, 0xE0, 0xA0, 0xED, 0x9F,
+      static const unsigned char pool[] = {'a',  0x80, 0xBF, 0xC2, 0xDF, 0xE0, 0xA0, 0xED, 0x9F,
                                            0xEF, 0xF0, 0x90, 0xF4, 0x8F, 0xF5, 0xFF, 0xC0, 0xE1};
       s.push_back(char(rng() % 3 == 0 ? 1 + rng() % 255 : pool[rng() % sizeof pool]));
     }

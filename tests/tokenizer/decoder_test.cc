@@ -16,7 +16,7 @@ TEST(Decoder, JoinsPiecesAndWords) {
   EXPECT_EQ(dec({"un", "##aff", "##able", "day"}), "unaffable day");
   EXPECT_EQ(dec({"##a", "b"}), "##a b");  // the first token keeps its prefix
   EXPECT_EQ(dec({}), "");
-  EXPECT_EQ(dec({"a", "##"}), "a");       // "##" alone: prefix removed, nothing left
+  EXPECT_EQ(dec({"a", "##"}), "a");  // "##" alone: prefix removed, nothing left
 }
 
 TEST(Decoder, CleanupRules) {

@@ -14,9 +14,7 @@ namespace bertpt::testing {
 
 inline std::string peer_dir() { return source_dir() + "/tests/peer"; }
 
-inline bool peer_installed() {
-  return std::filesystem::exists(peer_dir() + "/node_modules/tokenizers/package.json");
-}
+inline bool peer_installed() { return std::filesystem::exists(peer_dir() + "/node_modules/tokenizers/package.json"); }
 
 // Runs `node tests/peer/<script> <args>` and returns its stdout; fails the test on a non-zero exit.
 inline std::string run_peer(const std::string& script_and_args) {
@@ -28,9 +26,9 @@ inline std::string run_peer(const std::string& script_and_args) {
 }  // namespace bertpt::testing
 
 // Skips the current test when the peer is not installed.
-#define BERTPT_REQUIRE_PEER()                                                              \
-  do {                                                                                     \
-    if (!::bertpt::testing::peer_installed())                                              \
+#define BERTPT_REQUIRE_PEER()                                                               \
+  do {                                                                                      \
+    if (!::bertpt::testing::peer_installed())                                               \
       GTEST_SKIP() << "HF tokenizers peer not installed (" << ::bertpt::testing::peer_dir() \
-                   << "/node_modules missing); run scripts/setup-test-peers";              \
+                   << "/node_modules missing); run scripts/setup-test-peers";               \
   } while (0)

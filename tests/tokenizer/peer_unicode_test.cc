@@ -61,8 +61,7 @@ std::string code_points(std::string_view utf8) {
       cp = ((p[i] & 0x0F) << 12) | ((p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
       len = 3;
     } else {
-      cp = ((p[i] & 0x07) << 18) | ((p[i + 1] & 0x3F) << 12) | ((p[i + 2] & 0x3F) << 6) |
-           (p[i + 3] & 0x3F);
+      cp = ((p[i] & 0x07) << 18) | ((p[i + 1] & 0x3F) << 12) | ((p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F);
       len = 4;
     }
     if (!r.empty()) r += ' ';
@@ -91,8 +90,7 @@ void check_normalizer_mode(const std::string& mode, bool lowercase, bool strip_a
     const std::string expected = it == peer.end() ? code_points(in) : it->second;
     const std::string got = code_points(out);
     if (got != expected && ++mismatches <= 20) {
-      ADD_FAILURE() << mode << " U+" << hex(cp) << ": bertpt [" << got << "], HF [" << expected
-                    << "]";
+      ADD_FAILURE() << mode << " U+" << hex(cp) << ": bertpt [" << got << "], HF [" << expected << "]";
     }
   }
   EXPECT_EQ(mismatches, 0u) << mode;
@@ -100,12 +98,8 @@ void check_normalizer_mode(const std::string& mode, bool lowercase, bool strip_a
 
 TEST(PeerUnicode, NormalizerLowercaseStripAccents) { check_normalizer_mode("lowercase", true, true); }
 TEST(PeerUnicode, NormalizerCased) { check_normalizer_mode("cased", false, false); }
-TEST(PeerUnicode, NormalizerLowercaseKeepAccents) {
-  check_normalizer_mode("lowercase-keep-accents", true, false);
-}
-TEST(PeerUnicode, NormalizerCasedStripAccents) {
-  check_normalizer_mode("cased-strip-accents", false, true);
-}
+TEST(PeerUnicode, NormalizerLowercaseKeepAccents) { check_normalizer_mode("lowercase-keep-accents", true, false); }
+TEST(PeerUnicode, NormalizerCasedStripAccents) { check_normalizer_mode("cased-strip-accents", false, true); }
 
 TEST(PeerUnicode, PreTokenizer) {
   BERTPT_REQUIRE_PEER();

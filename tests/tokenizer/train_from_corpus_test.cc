@@ -31,7 +31,7 @@ TrainFromCorpusOptions options_for(const testing::TempDir& dir, const std::strin
 
 // "ABC abc / BC / (blank) / cá", lowercased with accents stripped: abc x2, bc, ca.
 constexpr const char* kTinyCorpus = "ABC abc\nBC\n\nc\xC3\xA1\n";
-const Tokens kTinyVocab = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a",   "b",  "c",
+const Tokens kTinyVocab = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a",  "b", "c",
                            "##a",   "##b",   "##c",   "ab",    "abc",    "bc", "ca"};
 
 TEST(TrainFromCorpus, TinyCorpusExactVocabularyAndSummary) {

@@ -74,7 +74,9 @@ TEST(WordPieceTrainer, SpecialsFirstAndVocabSizeStopsBeforeAMerge) {
 // "é" (U+00E9) sorts after "z"; "ü" only occurs initially, so it gets no "##" form.
 TEST(WordPieceTrainer, AlphabetAndPrefixFormsInCodePointOrder) {
   TrainedVocabulary v = WordPieceTrainer(no_specials(8)).train(counts_of({{"zé", 5}, {"üa", 1}}));
-  EXPECT_EQ(v.tokens, (Tokens{"a", "z", "\xC3\xA9", "\xC3\xBC", "##a", "##\xC3\xA9", "z\xC3\xA9", "\xC3\xBC" "a"}));
+  EXPECT_EQ(v.tokens, (Tokens{"a", "z", "\xC3\xA9", "\xC3\xBC", "##a", "##\xC3\xA9", "z\xC3\xA9",
+                              "\xC3\xBC"
+                              "a"}));
 }
 
 // BPE without a prefix (HF's BpeTrainer defaults): "aaaa" -> a a a a, (a,a)=3. Merging left to right
@@ -175,8 +177,8 @@ TEST(WordPieceTrainer, VocabSmallerThanInitialVocabularyIsAnError) {
 // The result depends only on the counts, not on the order they were added in.
 TEST(WordPieceTrainer, IndependentOfInsertionOrder) {
   std::vector<std::pair<std::string, uint64_t>> items;
-  const char* base[] = {"the", "then", "there", "these", "other", "mother", "brother", "bother", "thin",
-                        "thing", "nothing", "something", "eth", "hen", "ten", "net", "tent", "often"};
+  const char* base[] = {"the",   "then",    "there",     "these", "other", "mother", "brother", "bother", "thin",
+                        "thing", "nothing", "something", "eth",   "hen",   "ten",    "net",     "tent",   "often"};
   uint64_t c = 1;
   for (const char* w : base) items.emplace_back(w, (c++ * 7) % 5 + 1);
   WordCounts forward, backward;
@@ -201,7 +203,8 @@ TEST(TokenizerTrainCommand, TinyCorpusExactFiles) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(testing::slurp(dir.file("out/vocab.txt")),
             "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\nb\nc\n##a\n##b\n##c\nab\nabc\nbc\nca\n");
-  for (const char* f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "bertpt_tokenizer_train.json"}) {
+  for (const char* f :
+       {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "bertpt_tokenizer_train.json"}) {
     EXPECT_TRUE(std::filesystem::exists(dir.file(std::string("out/") + f))) << f;
   }
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -219,7 +222,8 @@ TEST(TokenizerTrainCommand, TinyCorpusExactFiles) {
 // --cased keeps case and accents; --special-tokens sets ids 0..
 TEST(TokenizerTrainCommand, CasedAndCustomSpecials) {
   testing::TempDir dir;
-  testing::CommandResult r = train_cli(dir, "Ab Ab\n", "--cased --special-tokens '[UNK],[CLS],[SEP],<x>' --vocab-size 9");
+  testing::CommandResult r = train_cli(dir, "Ab Ab\n",
+                                       "--cased --special-tokens '[UNK],[CLS],[SEP],<x>' --vocab-size 9");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(testing::slurp(dir.file("out/vocab.txt")), "[UNK]\n[CLS]\n[SEP]\n<x>\nA\nb\n##b\nAb\n");
 }
@@ -298,7 +302,8 @@ std::string build_peer_corpus(const std::string& path, size_t max_bytes) {
   if (fs::exists(fortune_dir)) {
     for (const auto& e : fs::recursive_directory_iterator(fortune_dir)) {
       const std::string ext = e.path().extension().string();
-      if (e.is_regular_file() && !e.is_symlink() && ext != ".dat" && ext != ".u8") fortunes.push_back(e.path().string());
+      if (e.is_regular_file() && !e.is_symlink() && ext != ".dat" && ext != ".u8")
+        fortunes.push_back(e.path().string());
     }
   }
   std::sort(docs.begin(), docs.end());
@@ -317,8 +322,12 @@ std::string build_peer_corpus(const std::string& path, size_t max_bytes) {
       for (size_t i = 0; i < content.size();) {
         const unsigned char b = content[i];
         size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
-        if (n == 0 || i + n > content.size()) { valid = false; break; }
-        for (size_t k = 1; k < n; ++k) if ((static_cast<unsigned char>(content[i + k]) >> 6) != 2) valid = false;
+        if (n == 0 || i + n > content.size()) {
+          valid = false;
+          break;
+        }
+        for (size_t k = 1; k < n; ++k)
+          if ((static_cast<unsigned char>(content[i + k]) >> 6) != 2) valid = false;
         if (!valid) break;
         i += n;
       }
@@ -384,7 +393,8 @@ class TrainerPeer : public ::testing::Test {
     shared_ = new Shared;
     Shared& s = *shared_;
     if (!testing::peer_installed()) {
-      s.skip = "HF tokenizers peer not installed (" + testing::peer_dir() + "/node_modules missing); run scripts/setup-test-peers";
+      s.skip = "HF tokenizers peer not installed (" + testing::peer_dir() +
+               "/node_modules missing); run scripts/setup-test-peers";
       return;
     }
     s.corpus = build_peer_corpus(s.dir.file("corpus.txt"), 8'000'000);
@@ -394,7 +404,8 @@ class TrainerPeer : public ::testing::Test {
     }
     // HF's own word stream (its normalizer and pre-tokenizer), so the merge loop is compared alone.
     const std::string words = s.dir.file("words.txt");
-    testing::run_peer("hf_train.js words lowercase " + testing::shell_quote(words) + " " + testing::shell_quote(s.corpus));
+    testing::run_peer("hf_train.js words lowercase " + testing::shell_quote(words) + " " +
+                      testing::shell_quote(s.corpus));
     s.words = count_words_file(words);
     for (const char* model : {"bpe", "wordpiece"}) {
       const std::string out = s.dir.file(std::string("hf_") + model + ".txt");
@@ -430,8 +441,8 @@ TEST_F(TrainerPeer, PlainBpeIsIdenticalToHuggingFace) {
       break;
     }
   }
-  EXPECT_EQ(first_difference, ours.size()) << "id " << first_difference << ": ours '" << ours[first_difference]
-                                           << "', HF '" << hf[first_difference] << "'";
+  EXPECT_EQ(first_difference, ours.size())
+      << "id " << first_difference << ": ours '" << ours[first_difference] << "', HF '" << hf[first_difference] << "'";
 }
 
 // HF's WordPieceTrainer: its "##" ids follow hash-map order, so its runs differ slightly; we must
@@ -449,7 +460,8 @@ TEST_F(TrainerPeer, WordPieceSharesAtLeast999PerMilleWithHuggingFace) {
 TEST_F(TrainerPeer, CommandLineSharesAtLeast999PerMilleWithHuggingFace) {
   const std::string out = shared_->dir.file("bertpt_out");
   testing::CommandResult r = testing::run_bertpt("tokenizer train --quiet --threads 2 --vocab-size 30005 --input " +
-                                                 testing::shell_quote(shared_->corpus) + " --out " + testing::shell_quote(out));
+                                                 testing::shell_quote(shared_->corpus) + " --out " +
+                                                 testing::shell_quote(out));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Tokens ours = read_lines(out + "/vocab.txt");
   ASSERT_EQ(ours.size(), 30005u);

@@ -22,8 +22,8 @@ std::vector<uint32_t> enc(const WordPiece& wp, std::string_view word) {
 using Ids = std::vector<uint32_t>;
 
 // 0 [UNK], 1 un, 2 ##aff, 3 ##able, 4 una, 5 ##ffable, 6 a, 7 ##a, 8 ##b, 9 é, 10 ##é
-const std::vector<std::string> kVocab = {"[UNK]", "un",  "##aff", "##able", "una", "##ffable",
-                                         "a",     "##a", "##b",   "\xC3\xA9",  "##\xC3\xA9"};
+const std::vector<std::string> kVocab = {"[UNK]", "un",  "##aff", "##able",   "una",       "##ffable",
+                                         "a",     "##a", "##b",   "\xC3\xA9", "##\xC3\xA9"};
 
 TEST(WordPiece, GreedyLongestMatchFirst) {
   const WordPiece wp = make(kVocab);
@@ -97,8 +97,7 @@ TEST(WordPiece, RejectsDuplicatesAndMissingUnk) {
     make({"[UNK]", "a", "a"});
     FAIL();
   } catch (const BadInput& e) {
-    EXPECT_NE(std::string(e.what()).find("test-vocab:3: duplicate token 'a'"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("test-vocab:3: duplicate token 'a'"), std::string::npos) << e.what();
   }
   try {
     make({"a"});

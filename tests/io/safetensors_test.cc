@@ -64,7 +64,9 @@ TEST(Safetensors, WriterMatchesTheReferenceTestVectors) {
   EXPECT_EQ(SafetensorsWriter().serialize(), make_file("{}      ", ""));
   SafetensorsWriter m;
   m.set_metadata("framework", "pt");
-  EXPECT_EQ(m.serialize(), make_file(R"({"__metadata__":{"framework":"pt"}})" "     ", ""));
+  EXPECT_EQ(m.serialize(), make_file(R"({"__metadata__":{"framework":"pt"}})"
+                                     "     ",
+                                     ""));
 }
 
 TEST(Safetensors, RoundTripIsByteExact) {
@@ -164,7 +166,8 @@ TEST(Safetensors, BadFilesGiveClearErrors) {
   expect_bad(make_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", data8), {"gap", "'a'"});
   // Trailing garbage after the last tensor.
   expect_bad(make_file(good_header, data8 + "xx"), {"trailing bytes"});
-  expect_bad(make_file(R"({"a":{"dtype":"Q7","shape":[2],"data_offsets":[0,8]}})", data8), {"'a'", "unsupported dtype"});
+  expect_bad(make_file(R"({"a":{"dtype":"Q7","shape":[2],"data_offsets":[0,8]}})", data8),
+             {"'a'", "unsupported dtype"});
   expect_bad(make_file(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", data8), {"'a'", "negative"});
   expect_bad(make_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", data8), {"'a'", "end before"});
   expect_bad(make_file(R"({"a":{"dtype":"F32","shape":[2]}})", data8), {"'a'", "data_offsets"});
