@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
@@ -24,6 +25,7 @@
 #include "engine/device.h"
 #include "engine/lr_schedule.h"
 #include "engine/precision.h"
+#include "engine/run_checkpoint.h"
 #include "engine/step_runner.h"
 #include "model/bert.h"
 #include "model/checkpoint.h"
@@ -49,6 +51,7 @@ nlohmann::json FinetuneOptions::to_json() const {
           {"header", data.header},
           {"output_dir", output_dir},
           {"overwrite_output_dir", overwrite_output_dir},
+          {"resume", resume},
           {"epochs", epochs},
           {"learning_rate", learning_rate},
           {"per_device_batch_size", per_device_batch_size},
@@ -272,8 +275,15 @@ class Finetuning {
 
  private:
   void build_model();
+  std::string find_resume_dir() const;
+  void restore(const std::string& checkpoint_dir);
+  void make_step_runner(int64_t skipped, int64_t consecutive_bad);
   void open_output_directory();
-  double train_epoch(int64_t epoch);  // the epoch's summed training loss
+  // Trains the rest of the epoch; false when a signal stopped it before its last step.
+  bool train_epoch(int64_t epoch, double& epoch_loss);
+  nlohmann::json trainer_state(double epoch_loss) const;
+  std::string save(double epoch_loss);
+  void remove_checkpoints() const;
   engine::MicroForward classify_forward(const std::vector<size_t>& order, int64_t first, int64_t count);
   bool evaluate_epoch(int64_t epoch, double loss_sum, double seconds);
   nlohmann::json report(std::vector<SplitReport>& splits);
@@ -308,6 +318,9 @@ class Finetuning {
   nlohmann::json history_ = nlohmann::json::array();
   double best_score_ = -1;
   int64_t best_epoch_ = 0;
+  std::string resume_dir_;
+  double resumed_epoch_loss_ = 0;  // the training loss of the resumed epoch's steps before the checkpoint
+  bool stop_ = false;              // the ranks agreed to stop (a signal)
 };
 
 Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hooks)
@@ -323,6 +336,9 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
       tok_(tokenizer::load_tokenizer(tok_dir_)),
       data_(load_data(options, tok_)) {
   message(data_summary(data_, o_.max_seq_len));
+  out_ = fs::path(o_.output_dir);
+  best_dir_ = out_ / "best";
+  resume_dir_ = find_resume_dir();
   build_model();
   n_ = int64_t(data_.train.examples.size());
   global_batch_ = o_.per_device_batch_size * o_.grad_accum * world_;
@@ -330,6 +346,8 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
   const int64_t total_steps = steps_per_epoch_ * o_.epochs;
   schedule_ = {engine::LrScheduleKind::Linear, o_.learning_rate,
                int64_t(std::llround(o_.warmup_ratio * double(total_steps))), total_steps};
+  if (!resume_dir_.empty()) restore(resume_dir_);
+  else make_step_runner(0, 0);
   open_output_directory();
   classify_options_.batch_size = o_.eval_batch_size;
   classify_options_.device = device_.str();
@@ -344,12 +362,19 @@ void Finetuning::build_model() {
   config_.extra["id2label"] = data_.labels.id2label_json().dump();
   config_.extra["label2id"] = data_.labels.label2id_json().dump();
   config_.extra["problem_type"] = "\"single_label_classification\"";
+  if (!resume_dir_.empty()) {
+    at::NoGradGuard no_grad;
+    model::load_safetensors(*model_, (fs::path(resume_dir_) / "model.safetensors").string());
+  }
   model_->to(device_);
   model_->train();
   const std::vector<at::Tensor> params = model_->parameters();  // in the order of named_parameter_list
   coll_.attach_parameters(params);
   optimizer_ = std::make_unique<engine::AdamW>(model::named_parameter_list(*model_),
                                                engine::AdamWOptions{0.9, 0.999, 1e-8, o_.weight_decay});
+}
+
+void Finetuning::make_step_runner(int64_t skipped, int64_t consecutive_bad) {
   engine::StepRunnerOptions so;
   so.device = device_;
   so.bf16 = bf16_;
@@ -359,30 +384,111 @@ void Finetuning::build_model() {
   so.dropout_seed = [seed = o_.seed, rank = rank_](int64_t step, int64_t micro) {
     return dropout_seed(seed, step, rank, micro);
   };
-  runner_ = std::make_unique<engine::StepRunner>(so, params, *optimizer_, coll_,
-                                                 [this](const std::string& m) { message(m); });
+  runner_ = std::make_unique<engine::StepRunner>(
+      so, model_->parameters(), *optimizer_, coll_, [this](const std::string& m) { message(m); }, skipped,
+      consecutive_bad);
 }
 
-// OUT: the effective config and a fresh metrics.jsonl; an earlier fine-tuned model only with
-// --overwrite-output-dir.
+// OUT: the effective config and a fresh metrics.jsonl (a resumed run keeps the records up to its
+// checkpoint, and best/); an earlier fine-tuned model only with --overwrite-output-dir.
 void Finetuning::open_output_directory() {
-  out_ = fs::path(o_.output_dir);
-  best_dir_ = out_ / "best";
   if (main_) {
     std::error_code ec;
-    if ((fs::exists(best_dir_, ec) || fs::exists(out_ / "results.json", ec)) && !o_.overwrite_output_dir) {
-      throw BadInput(o_.output_dir + " already holds a fine-tuned model",
-                     "pass --overwrite-output-dir, or another --output-dir");
+    const bool resuming = !resume_dir_.empty();
+    if (!resuming && (fs::exists(best_dir_, ec) || fs::exists(out_ / "results.json", ec) ||
+                      engine::has_any_checkpoint(out_.string()))) {
+      if (!o_.overwrite_output_dir) {
+        throw BadInput(o_.output_dir + " already holds a fine-tuned model or an unfinished run",
+                       "pass --resume auto to continue an unfinished run, --overwrite-output-dir, or another "
+                       "--output-dir");
+      }
+      remove_checkpoints();
     }
     fs::create_directories(out_, ec);
     if (ec) throw BadInput("cannot create --output-dir " + o_.output_dir + ": " + ec.message());
-    fs::remove_all(best_dir_, ec);
+    if (!resuming) fs::remove_all(best_dir_, ec);
     fs::remove(out_ / "results.json", ec);
     write_file_atomic((out_ / "run_config.json").string(), o_.to_json().dump(2) + "\n");
-    write_file_atomic((out_ / "metrics.jsonl").string(), "");
+    if (resuming) engine::truncate_metrics((out_ / "metrics.jsonl").string(), step_);
+    else write_file_atomic((out_ / "metrics.jsonl").string(), "");
   }
   coll_.barrier();
   metrics_ = std::make_unique<JsonlLog>((out_ / "metrics.jsonl").string(), main_);
+}
+
+// --resume: "auto" takes the checkpoint in --output-dir (none: a new run), else the directory given.
+std::string Finetuning::find_resume_dir() const {
+  if (o_.resume != "auto") return o_.resume;
+  const auto all = engine::list_checkpoints(out_.string());
+  if (!all.empty()) return all.back().second;
+  message("--resume auto: no checkpoint in " + o_.output_dir + ", starting a new run");
+  return "";
+}
+
+// What a resumed run must share with the one it continues: everything that defines the result.
+nlohmann::json resume_fingerprint(const FinetuneOptions& o) {
+  nlohmann::json j = o.to_json();
+  for (const char* volatile_key :
+       {"output_dir", "overwrite_output_dir", "resume", "device", "threads", "eval_batch_size", "logging_steps"}) {
+    j.erase(volatile_key);
+  }
+  return j;
+}
+
+// The optimizer, counters, history and position of the checkpoint (its weights were loaded with the
+// model, before the ranks synchronised them).
+void Finetuning::restore(const std::string& dir) {
+  const nlohmann::json state = engine::read_trainer_state(dir, {"task", "options", "epoch_loss", "history",
+                                                                "best_score", "best_epoch", "skipped_steps",
+                                                                "consecutive_nonfinite_steps"});
+  if (state.value("task", "") != "finetune" || state.value("options", nlohmann::json()) != resume_fingerprint(o_)) {
+    throw BadInput("cannot resume " + dir + ": it is not a checkpoint of a fine-tuning run with these options",
+                   "resume with the options of the interrupted run (its run_config.json), or start afresh with "
+                   "--overwrite-output-dir");
+  }
+  optimizer_->load_state(engine::read_optimizer_state(dir), state["optimizer_steps"].get<int64_t>(), dir);
+  step_ = state["step"].get<int64_t>();
+  history_ = state["history"];
+  best_score_ = state["best_score"].get<double>();
+  best_epoch_ = state["best_epoch"].get<int64_t>();
+  resumed_epoch_loss_ = state["epoch_loss"].get<double>();
+  make_step_runner(state["skipped_steps"].get<int64_t>(), state["consecutive_nonfinite_steps"].get<int64_t>());
+  message("resuming " + dir + " at step " + std::to_string(step_) + " of " + std::to_string(schedule_.total));
+}
+
+nlohmann::json Finetuning::trainer_state(double epoch_loss) const {
+  return {{"task", "finetune"},
+          {"options", resume_fingerprint(o_)},
+          {"epoch_loss", epoch_loss},
+          {"history", history_},
+          {"best_score", best_score_},
+          {"best_epoch", best_epoch_},
+          {"skipped_steps", runner_->skipped_steps()},
+          {"consecutive_nonfinite_steps", runner_->consecutive_bad_steps()},
+          {"rng", "example order permutation(seed, epoch); dropout hash(seed, step, rank, micro_step)"}};
+}
+
+// OUT/checkpoint-STEP, replacing the previous one. Returns its path.
+std::string Finetuning::save(double epoch_loss) {
+  runner_->settle(step_);  // the checkpoint records the skipped-step counters
+  std::string path;
+  if (main_) {
+    path = engine::save_checkpoint(out_.string(), step_, *model_, config_, *optimizer_, trainer_state(epoch_loss),
+                                   tok_dir_);
+    engine::prune_checkpoints(out_.string(), 1, path);
+  }
+  coll_.barrier();
+  return path;
+}
+
+// Every checkpoint-* of OUT, complete or not.
+void Finetuning::remove_checkpoints() const {
+  std::error_code ec;
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(out_, ec)) {
+    if (e.path().filename().string().rfind("checkpoint-", 0) == 0) found.push_back(e.path());
+  }
+  for (const auto& dir : found) fs::remove_all(dir, ec);
 }
 
 FinetuneResult Finetuning::run() {
@@ -392,28 +498,38 @@ FinetuneResult Finetuning::run() {
           (o_.grad_accum > 1 ? " x " + std::to_string(o_.grad_accum) + " accumulated" : "") + " x " +
           std::to_string(world_) + " ranks), lr " + std::to_string(o_.learning_rate) + ", warmup " +
           std::to_string(schedule_.warmup) + " steps, " + o_.precision + " on " + device_.str());
-  for (int64_t epoch = 1; epoch <= o_.epochs; ++epoch) {
+  FinetuneResult result;
+  result.best_dir = best_dir_.string();
+  for (int64_t epoch = step_ / steps_per_epoch_ + 1; epoch <= o_.epochs; ++epoch) {
     const auto t_epoch = Clock::now();
-    const double loss_sum = train_epoch(epoch);
-    evaluate_epoch(epoch, loss_sum, seconds_since(t_epoch));
+    double loss_sum = std::exchange(resumed_epoch_loss_, 0.0);
+    const bool epoch_done = train_epoch(epoch, loss_sum);
+    if (epoch_done) evaluate_epoch(epoch, loss_sum, seconds_since(t_epoch));
+    if (stop_ && (!epoch_done || epoch < o_.epochs)) {  // a stop at the very last step just finishes
+      result.interrupted = true;
+      result.checkpoint = save(epoch_done ? 0.0 : loss_sum);
+      message("stopped by a signal after step " + std::to_string(step_) + "; continue with --resume auto");
+      return result;
+    }
+    if (epoch < o_.epochs) save(0.0);
   }
   {
     at::NoGradGuard no_grad;  // the report is of the best epoch's weights
     model::load_safetensors(*model_, (best_dir_ / "model.safetensors").string());
   }
-  FinetuneResult result;
-  result.best_dir = best_dir_.string();
   result.report = report(result.splits);
   result.report["seconds"] = seconds_since(t_start);
-  if (main_) write_file_atomic((out_ / "results.json").string(), result.report.dump(2) + "\n");
+  if (main_) {
+    write_file_atomic((out_ / "results.json").string(), result.report.dump(2) + "\n");
+    remove_checkpoints();  // the run is complete
+  }
   coll_.barrier();
   return result;
 }
 
-double Finetuning::train_epoch(int64_t epoch) {
+bool Finetuning::train_epoch(int64_t epoch, double& epoch_loss) {
   const std::vector<size_t> order = epoch_order(size_t(n_), o_.seed, epoch);
-  double epoch_loss = 0;
-  for (int64_t s = 0; s < steps_per_epoch_; ++s) {
+  for (int64_t s = step_ - (epoch - 1) * steps_per_epoch_; s < steps_per_epoch_; ++s) {
     const int64_t first = s * global_batch_;
     // Several ranks: the last batch wraps around to the epoch's start, so every rank gets full ones.
     const int64_t count = world_ > 1 ? global_batch_ : std::min(global_batch_, n_ - first);
@@ -425,10 +541,11 @@ double Finetuning::train_epoch(int64_t epoch) {
     in.lr = schedule_.at(step_);
     in.log_step = (step_ + 1) % o_.logging_steps == 0 || s == steps_per_epoch_ - 1;
     in.read_back = in.log_step;
+    in.stop_requested = hooks_.stop_requested && hooks_.stop_requested();
     in.poison = hooks_.inject_nonfinite && hooks_.inject_nonfinite(step_);
-    runner_->run(in, classify_forward(order, first, count));
+    const engine::StepOutput out = runner_->run(in, classify_forward(order, first, count));
     ++step_;
-    if (in.log_step) {
+    if (in.log_step || out.stop) {
       const engine::StepInterval iv = runner_->take_interval(step_);
       epoch_loss += iv.loss_sum;
       log({{"step", step_},
@@ -439,8 +556,10 @@ double Finetuning::train_epoch(int64_t epoch) {
            {"grad_norm", iv.last_grad_norm},
            {"examples_per_sec", iv.count / std::max(1e-9, iv.seconds)}});
     }
+    stop_ = out.stop;
+    if (stop_ && s < steps_per_epoch_ - 1) return false;
   }
-  return epoch_loss;
+  return true;
 }
 
 // Micro-batch m of this rank: positions [(m·world + rank)·b, +b) of the global batch that starts at

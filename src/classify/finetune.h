@@ -16,6 +16,10 @@
 //                   majority-class baseline); flat keys valid_accuracy, valid_macro_f1,
 //                   test_accuracy, test_macro_f1, test_majority_accuracy for scripts
 //   run_config.json the effective options
+//   checkpoint-STEP/ while the run is incomplete: the model, optimizer and trainer state after the
+//                   last finished epoch, or after the step a signal stopped (engine/run_checkpoint.h);
+//                   --resume auto continues from it exactly (the example order and dropout are pure
+//                   functions of seed, epoch and step). Deleted once results.json is written.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +44,7 @@ struct FinetuneOptions {
   classify::LabeledDataOptions data;  // format, fields, header
   std::string output_dir;
   bool overwrite_output_dir = false;
+  std::string resume;  // "auto": continue the run in output_dir from its checkpoint; or a checkpoint dir
 
   int64_t epochs = 3;
   double learning_rate = 2e-5;
@@ -67,6 +72,7 @@ struct FinetuneHooks {
   engine::Collectives* collectives = nullptr;
   std::function<void(const std::string&)> on_message;  // data summary, epochs, best model
   std::function<void(const nlohmann::json&)> on_log;   // every metrics.jsonl record
+  std::function<bool()> stop_requested;                // polled after every step (SIGINT/SIGTERM)
   std::function<bool(int64_t step)> inject_nonfinite;  // test hook: poison the loss of this 0-based step
   std::function<void(int64_t step)> during_forward;    // test hook: runs inside each micro-batch's forward
 };
@@ -83,6 +89,8 @@ struct FinetuneResult {
   nlohmann::json report;            // results.json
   std::vector<SplitReport> splits;  // valid, test: those given
   std::string best_dir;
+  bool interrupted = false;  // stopped by stop_requested: a checkpoint was saved, no report yet
+  std::string checkpoint;    // that checkpoint
 };
 
 FinetuneResult run_finetune(const FinetuneOptions& options, const FinetuneHooks& hooks = {});

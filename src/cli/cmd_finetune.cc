@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/dist_flags.h"
+#include "cli/stop_signals.h"
 #include "cli/train_commands.h"
 #include "common/error.h"
 
@@ -51,13 +52,19 @@ void run_finetune_command(const FinetuneFlags& f) {
   const bool quiet = f.common.quiet || (collectives && collectives->rank() != 0);
   classify::FinetuneHooks hooks;
   hooks.collectives = collectives.get();
+  hooks.stop_requested = [] { return StopSignals::requested(); };
   hooks.on_message = [&](const std::string& m) {
     if (!quiet) std::fprintf(stderr, "finetune: %s\n", m.c_str());
   };
   hooks.on_log = [&](const nlohmann::json& r) {
     if (!quiet) std::fprintf(stderr, "%s\n", classify::format_finetune_log(r).c_str());
   };
+  StopSignals signals;
   classify::FinetuneResult r = classify::run_finetune(opts, hooks);
+  if (r.interrupted) {
+    if (!quiet) std::fprintf(stderr, "finetune: stopped -> %s\n", r.checkpoint.c_str());
+    return;
+  }
   if (collectives) collectives->verify_parameters_in_sync();
   if (!quiet) print_report(r);
   if (f.common.json && (!collectives || collectives->rank() == 0)) print_json(r.report);
@@ -90,6 +97,9 @@ void add_finetune_command(CLI::App& app) {
   cmd->add_option("--output-dir", f.output_dir, "Output: best/ (HF model directory), metrics.jsonl, results.json")
       ->required();
   cmd->add_flag("--overwrite-output-dir", f.overwrite_output_dir, "Replace a fine-tuned model already in --output-dir");
+  cmd->add_option("--resume", f.resume,
+                  "'auto': continue the unfinished run in --output-dir from its checkpoint (after a signal or a "
+                  "crash), exactly as if never stopped; or a checkpoint directory");
   cmd->add_option("--epochs", f.epochs, "Passes over the training examples")->capture_default_str();
   cmd->add_option("--learning-rate", f.learning_rate, "Peak learning rate (linear warmup, then linear decay to 0)")
       ->capture_default_str();

@@ -1,16 +1,14 @@
 // `bertpt train`: MLM pre-training (src/mlm/pretrain.h).
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
-#include <unistd.h>
-
 #include "cli/commands.h"
 #include "cli/dist_flags.h"
+#include "cli/stop_signals.h"
 #include "cli/train_commands.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
@@ -22,42 +20,6 @@
 namespace bertpt::cli {
 
 namespace {
-
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-// First SIGINT/SIGTERM: finish the step, save a checkpoint, exit 0. A second one: die at once.
-extern "C" void on_stop_signal(int sig) {
-  if (g_stop_signal) {
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-    return;
-  }
-  g_stop_signal = sig;
-  const char msg[] = "\ntrain: signal received: finishing this step and saving a checkpoint (again to abort)\n";
-  ssize_t n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)n;
-}
-
-// Installs the handlers for the lifetime of the object.
-class StopSignals {
- public:
-  StopSignals() {
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;  // a signal must not fail a blocking read or write
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~StopSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_, old_term_;
-};
 
 std::string dashed(const std::string& key) {
   std::string f = key;
@@ -173,7 +135,7 @@ void run_train_command(const PretrainFlags& f, CLI::App* cmd) {
   const bool quiet = f.common.quiet || (collectives && collectives->rank() != 0);
   mlm::TrainHooks hooks;
   hooks.collectives = collectives.get();
-  hooks.stop_requested = [] { return g_stop_signal != 0; };
+  hooks.stop_requested = [] { return StopSignals::requested(); };
   hooks.on_start = [&](const nlohmann::json& s) {
     if (!quiet) print_run_start(s, opts);
   };
@@ -183,7 +145,6 @@ void run_train_command(const PretrainFlags& f, CLI::App* cmd) {
   hooks.on_message = [&](const std::string& m) {
     if (!quiet) std::fprintf(stderr, "train: %s\n", m.c_str());
   };
-  g_stop_signal = 0;
   StopSignals signals;
   const mlm::TrainResult r = mlm::run_pretraining(opts, hooks);
   report_result(r, opts, collectives.get(), quiet, f.common.json);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 
 #include <ATen/ATen.h>
 
@@ -111,7 +112,7 @@ void prune_checkpoints(const std::string& run_dir, int64_t keep, const std::stri
   }
 }
 
-nlohmann::json read_trainer_state(const std::string& dir) {
+nlohmann::json read_trainer_state(const std::string& dir, std::initializer_list<const char*> task_fields) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     throw BadInput("checkpoint " + dir + " does not exist", "pass RUN/checkpoint-STEP, or --resume auto");
@@ -128,13 +129,19 @@ nlohmann::json read_trainer_state(const std::string& dir) {
     throw BadInput(path + ": not valid JSON (" + e.what() + ")", "the checkpoint is corrupt; resume from another");
   }
   if (!s.is_object() || s.value("format", "") != kTrainerStateFormat) {
-    throw BadInput(path + ": not a bertpt trainer state", "resume needs a checkpoint written by bertpt train");
+    throw BadInput(path + ": not a bertpt trainer state",
+                   "resume needs a checkpoint written by bertpt train or bertpt finetune");
   }
   if (s.value("format_version", 0) != kTrainerStateVersion) {
     throw BadInput(path + ": trainer state format version " + s["format_version"].dump() + ", this bertpt reads " +
                    std::to_string(kTrainerStateVersion));
   }
-  for (const char* k : {"step", "data_position", "optimizer_steps", "config"}) {
+  for (const char* k : {"step", "optimizer_steps"}) {
+    if (!s.contains(k) || !s[k].is_number_integer()) {
+      throw BadInput(path + ": field \"" + k + "\" is missing or not an integer", "the checkpoint is corrupt");
+    }
+  }
+  for (const char* k : task_fields) {
     if (!s.contains(k)) throw BadInput(path + ": missing field \"" + k + "\"", "the checkpoint is corrupt");
   }
   return s;
@@ -153,6 +160,24 @@ std::vector<std::pair<std::string, at::Tensor>> read_optimizer_state(const std::
     out.emplace_back(t.name, x);
   }
   return out;
+}
+
+void truncate_metrics(const std::string& path, int64_t step) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return;
+  std::istringstream in(read_file(path));
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    try {
+      auto j = nlohmann::json::parse(line);
+      if (j.value("step", int64_t(0)) > step) continue;
+    } catch (const nlohmann::json::exception&) {
+      continue;  // a line cut by a crash
+    }
+    kept += line + "\n";
+  }
+  write_file_atomic(path, kept);
 }
 
 }  // namespace bertpt::engine

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -43,7 +44,14 @@ void prune_checkpoints(const std::string& run_dir, int64_t keep, const std::stri
 
 // Reads and checks trainer_state.json of a complete checkpoint; BadInput naming the directory when
 // it is missing, incomplete (no DONE) or of another format/version.
-nlohmann::json read_trainer_state(const std::string& checkpoint_dir);
+// Every trainer state has the integers "step" and "optimizer_steps"; `task_fields` are the keys the
+// task's own part must have.
+nlohmann::json read_trainer_state(const std::string& checkpoint_dir,
+                                  std::initializer_list<const char*> task_fields = {});
+
+// Keeps the records of RUN/metrics.jsonl up to `step`: after a resume, the steps logged past the
+// checkpoint by the interrupted run are replayed and must not appear twice.
+void truncate_metrics(const std::string& path, int64_t step);
 
 // Optimizer moments from CHECKPOINT/optimizer.safetensors (fp32 CPU tensors).
 std::vector<std::pair<std::string, at::Tensor>> read_optimizer_state(const std::string& checkpoint_dir);

@@ -79,26 +79,6 @@ nlohmann::json dataset_fingerprint(const data::Dataset& d) {
   return f;
 }
 
-// Keeps the records of metrics.jsonl up to `step`: after a resume, the steps logged past the
-// checkpoint by the interrupted run are replayed and must not appear twice.
-void truncate_metrics(const std::string& path, int64_t step) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return;
-  std::istringstream in(read_file(path));
-  std::string line, kept;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    try {
-      auto j = nlohmann::json::parse(line);
-      if (j.value("step", int64_t(0)) > step) continue;
-    } catch (const nlohmann::json::exception&) {
-      continue;  // a line cut by a crash
-    }
-    kept += line + "\n";
-  }
-  write_file_atomic(path, kept);
-}
-
 // The dropout stream of micro-step `micro` of optimizer step `step` on `rank`: a pure function, so a
 // resumed run draws the same dropout masks as an uninterrupted one.
 uint64_t dropout_seed(uint64_t seed, int64_t step, int rank, int64_t micro) {
@@ -159,7 +139,7 @@ Start resolve_start(const PretrainOptions& o, const data::Dataset& dataset, bool
     start.resume_dir = o.resume;
   }
   if (!start.resume_dir.empty()) {
-    start.state = engine::read_trainer_state(start.resume_dir);
+    start.state = engine::read_trainer_state(start.resume_dir, {"data_position", "config"});
     const nlohmann::json now = dataset_fingerprint(dataset);
     if (start.state.contains("dataset") && start.state["dataset"] != now) {
       throw BadInput("cannot resume " + start.resume_dir + " on different data: the checkpoint was trained on " +
@@ -391,7 +371,7 @@ void Pretraining::open_run_directory() {
     fs::create_directories(o_.output_dir, ec);
     if (ec) throw BadInput("cannot create --output-dir " + o_.output_dir + ": " + ec.message());
     write_file_atomic((fs::path(o_.output_dir) / "run_config.json").string(), o_.to_json().dump(2) + "\n");
-    truncate_metrics(metrics_path, step_);
+    engine::truncate_metrics(metrics_path, step_);
   }
   coll_.barrier();
   metrics_ = std::make_unique<JsonlLog>(metrics_path, main_);

@@ -290,5 +290,70 @@ TEST_F(FinetuneTest, GradientAccumulationEqualsTheWholeBatch) {
   }
 }
 
+TEST_F(FinetuneTest, StoppedBySignalsThenResumedEqualsTheUninterruptedRun) {
+  // 2 epochs x 8 steps. Stopped after step 5 (mid-epoch) and again after step 8 (the first epoch's
+  // last step: that epoch is evaluated first), resumed each time: the same model and report.
+  FinetuneOptions o = options("straight");
+  o.epochs = 2;
+  const FinetuneResult straight = run_finetune(o);
+  FinetuneOptions p = o;
+  p.output_dir = dir.file("stopped");
+  int64_t steps = 0, stop_at = 5;
+  FinetuneHooks signals;
+  signals.stop_requested = [&] { return ++steps == stop_at; };
+  FinetuneResult r = run_finetune(p, signals);
+  ASSERT_TRUE(r.interrupted);
+  EXPECT_TRUE(fs::exists(r.checkpoint + "/model.safetensors")) << r.checkpoint;
+  EXPECT_FALSE(fs::exists(dir.file("stopped/results.json"))) << "an interrupted run must not look complete";
+  EXPECT_THROW(run_finetune(p), BadInput) << "a new run over an unfinished one needs --overwrite-output-dir";
+  FinetuneOptions other = p;
+  other.resume = "auto";
+  other.learning_rate *= 2;
+  EXPECT_THROW(run_finetune(other), BadInput) << "resuming with other options";
+  p.resume = "auto";
+  steps = 0;
+  stop_at = 3;  // the resumed run's 3rd step is step 8, the last of epoch 1
+  r = run_finetune(p, signals);
+  ASSERT_TRUE(r.interrupted);
+  r = run_finetune(p);
+  ASSERT_FALSE(r.interrupted);
+  EXPECT_EQ(testing::slurp(dir.file("straight/best/model.safetensors")),
+            testing::slurp(dir.file("stopped/best/model.safetensors")));
+  auto without_times = [](nlohmann::json epochs) {
+    for (auto& e : epochs) e.erase("train_seconds");
+    return epochs;
+  };
+  EXPECT_EQ(without_times(straight.report["epochs"]), without_times(r.report["epochs"]));
+  EXPECT_EQ(straight.report["valid"], r.report["valid"]);
+  EXPECT_EQ(straight.report["test"], r.report["test"]);
+  for (const auto& e : fs::directory_iterator(dir.file("stopped"))) {
+    EXPECT_NE(e.path().filename().string().rfind("checkpoint-", 0), 0u) << "left behind: " << e.path();
+  }
+}
+
+TEST_F(FinetuneTest, SigintSavesACheckpointAndExitsZero) {
+  const std::string out = dir.file("sig");
+  // A long run (1000 epochs): wait until it has logged a step, then interrupt it.
+  const std::string cmd = shell_quote(testing::bertpt_bin()) + " " + cli_args("sig") +
+                          " --epochs 1000 --logging-steps 1 & pid=$!; for i in $(seq 1 600); do [ -s " +
+                          shell_quote(out + "/metrics.jsonl") +
+                          " ] && break; sleep 0.05; done; kill -INT $pid; wait $pid; echo rc=$?";
+  auto r = testing::run_shell(cmd);
+  EXPECT_NE(r.out.find("rc=0"), std::string::npos) << r.out << r.err;
+  bool found = false;
+  for (const auto& e : fs::directory_iterator(out)) {
+    if (e.path().filename().string().rfind("checkpoint-", 0) == 0) {
+      found = true;
+      EXPECT_TRUE(fs::exists(e.path() / "DONE")) << e.path();
+    }
+  }
+  EXPECT_TRUE(found) << "no checkpoint after SIGINT";
+  EXPECT_FALSE(fs::exists(out + "/results.json"));
+  // Continuing needs the same options: other epochs change the schedule.
+  auto other = run_bertpt(cli_args("sig") + " --epochs 3 --resume auto");
+  EXPECT_EQ(other.exit_code, 1) << other.err;
+  EXPECT_NE(other.err.find("cannot resume"), std::string::npos) << other.err;
+}
+
 }  // namespace
 }  // namespace bertpt::classify
