@@ -61,10 +61,10 @@ TEST(TrainFromCorpus, WrittenFilesLoadBack) {
   const TrainFromCorpusOptions o = options_for(dir, kTinyCorpus);
   const TrainFromCorpusResult r = train_from_corpus(o);
 
-  for (const std::string path : {dir.file("out"), dir.file("out/vocab.txt"), dir.file("out/tokenizer.json")}) {
+  for (const std::string& path : {dir.file("out"), dir.file("out/vocab.txt"), dir.file("out/tokenizer.json")}) {
     const Tokenizer tok = load_tokenizer(path);
     EXPECT_EQ(tok.vocab_size(), kTinyVocab.size()) << path;
-    for (const std::string& special : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}) {
+    for (const char* special : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}) {
       EXPECT_TRUE(tok.token_to_id(special).has_value()) << path << " " << special;
     }
     std::vector<uint32_t> ids;
