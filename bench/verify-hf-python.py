@@ -21,7 +21,8 @@ Loads a bertpt MLM checkpoint (and optionally a fine-tuned classifier) with the 
 Needs: python3 with `torch` and `transformers` (and `safetensors`, which transformers installs).
 Only the slow BertTokenizer is used, but transformers 4.57 cannot be imported without the
 `tokenizers` (Rust) package (a hard dependency it installs); 4.31 from source could be.
-Checked with transformers 4.31.0 + torch 1.13.1 and transformers 4.57.6 + torch 2.13.0.
+Checked with transformers 4.31.0 + torch 1.13.1, 4.57.6 + torch 2.13.0, and 5.23.0 + torch 2.13.0
+(requirements/hf-peer.txt, what CI runs: tests/peer/hf_python_interop.sh).
 
 Run it either on outputs you already made:
 
@@ -141,6 +142,10 @@ def check_config(path, ck):
     # torch_dtype was renamed dtype in later transformers: either spelling is a known field.
     dtype_keys = {"torch_dtype", "dtype"}
     known = set(BertConfig().to_dict().keys()) | dtype_keys
+    # transformers 5 dropped position_embedding_type (its BERT implements absolute positions only);
+    # 4.x reads the field, and "absolute" is what both do.
+    if raw.get("position_embedding_type") == "absolute":
+        known.add("position_embedding_type")
     unknown = sorted(k for k in raw if k not in known)
     ck.check(not unknown, "config.json: every field is a BertConfig field", ", ".join(unknown))
     back = cfg.to_dict()  # to_dict, not getattr: torch_dtype is a torch.dtype on the object

@@ -98,6 +98,11 @@ std::string source_dir() {
   return p && *p ? p : BERTPT_TEST_SOURCE_DIR;
 }
 
+bool in_ci() {
+  const char* ci = std::getenv("CI");
+  return ci && std::string(ci) == "true";
+}
+
 std::string shared_data_dir() {
   const char* p = std::getenv("BERTPT_SHARED_DATA");
   return p && *p ? p : source_dir() + "/../shared/data";

@@ -47,6 +47,21 @@ std::string source_dir();
 // need them skip when the directory is absent.
 std::string shared_data_dir();
 
+// Whether this is a CI run (CI=true): there a missing peer or corpus is a failure, not a skip.
+bool in_ci();
+
+}  // namespace bertpt::testing
+
+// Skips the test with `message` when something it needs (a peer, a corpus, a tool) is missing;
+// in CI (CI=true) fails it instead, so that nothing CI should check goes unchecked.
+#define BERTPT_SKIP_UNLESS_CI(message)                         \
+  do {                                                         \
+    if (::bertpt::testing::in_ci()) GTEST_FAIL() << (message); \
+    GTEST_SKIP() << (message);                                 \
+  } while (0)
+
+namespace bertpt::testing {
+
 // The message of the BadInput that `f` throws, or "(no error)" when it throws none.
 std::string error_of(const std::function<void()>& f);
 

@@ -102,7 +102,7 @@ TEST_F(DistTrain, ElasticResumeFromTwoRanksToOneAndBack) {
 
 TEST_F(DistTrain, RunsUnderMpirun) {
   if (run_shell("command -v mpirun").exit_code != 0)
-    GTEST_SKIP() << "openmpi-bin is not installed (scripts/setup installs it)";
+    BERTPT_SKIP_UNLESS_CI("openmpi-bin is not installed (scripts/setup installs it)");
   auto one = run_bertpt(train_args("ref", 16, 3) + " --save-steps 0");
   ASSERT_EQ(one.exit_code, 0) << one.err;
   int port = 29000 + int(::getpid() % 1000);

@@ -16,7 +16,7 @@ namespace {
 TEST(DomainAdaptationQuick, PipelineRunsAndFineTuningBeatsTheMajorityClass) {
   const std::string data = shared_data_dir();
   if (!std::filesystem::exists(data + "/sms_spam/SMSSpamCollection")) {
-    GTEST_SKIP() << "no shared corpora in " << data << " (set BERTPT_SHARED_DATA)";
+    BERTPT_SKIP_UNLESS_CI("no shared corpora in " + data + " (set BERTPT_SHARED_DATA)");
   }
   TempDir dir;
   CommandResult r = run_shell("QUICK=1 THREADS=2 OUT=" + shell_quote(dir.file("out")) +
