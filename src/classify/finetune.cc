@@ -283,7 +283,6 @@ class Finetuning {
   bool train_epoch(int64_t epoch, double& epoch_loss);
   nlohmann::json trainer_state(double epoch_loss) const;
   std::string save(double epoch_loss);
-  void remove_checkpoints() const;
   engine::MicroForward classify_forward(const std::vector<size_t>& order, int64_t first, int64_t count);
   bool evaluate_epoch(int64_t epoch, double loss_sum, double seconds);
   nlohmann::json report(std::vector<SplitReport>& splits);
@@ -402,7 +401,7 @@ void Finetuning::open_output_directory() {
                        "pass --resume auto to continue an unfinished run, --overwrite-output-dir, or another "
                        "--output-dir");
       }
-      remove_checkpoints();
+      engine::remove_checkpoints(out_.string());
     }
     fs::create_directories(out_, ec);
     if (ec) throw BadInput("cannot create --output-dir " + o_.output_dir + ": " + ec.message());
@@ -481,16 +480,6 @@ std::string Finetuning::save(double epoch_loss) {
   return path;
 }
 
-// Every checkpoint-* of OUT, complete or not.
-void Finetuning::remove_checkpoints() const {
-  std::error_code ec;
-  std::vector<fs::path> found;
-  for (const auto& e : fs::directory_iterator(out_, ec)) {
-    if (e.path().filename().string().rfind("checkpoint-", 0) == 0) found.push_back(e.path());
-  }
-  for (const auto& dir : found) fs::remove_all(dir, ec);
-}
-
 FinetuneResult Finetuning::run() {
   const auto t_start = Clock::now();
   message("training: " + std::to_string(o_.epochs) + " epochs x " + std::to_string(steps_per_epoch_) +
@@ -521,7 +510,7 @@ FinetuneResult Finetuning::run() {
   result.report["seconds"] = seconds_since(t_start);
   if (main_) {
     write_file_atomic((out_ / "results.json").string(), result.report.dump(2) + "\n");
-    remove_checkpoints();  // the run is complete
+    engine::remove_checkpoints(out_.string());  // the run is complete
   }
   coll_.barrier();
   return result;

@@ -97,6 +97,15 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const torc
   return final_dir.string();
 }
 
+void remove_checkpoints(const std::string& run_dir) {
+  std::error_code ec;
+  std::vector<fs::path> found;  // collected first: no removal while the directory is being iterated
+  for (const auto& e : fs::directory_iterator(run_dir, ec)) {
+    if (e.path().filename().string().rfind("checkpoint-", 0) == 0) found.push_back(e.path());
+  }
+  for (const auto& dir : found) fs::remove_all(dir, ec);
+}
+
 void prune_checkpoints(const std::string& run_dir, int64_t keep, const std::string& protect) {
   if (keep <= 0) return;
   auto all = list_checkpoints(run_dir);

@@ -39,6 +39,10 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const torc
                             const model::BertConfig& config, const AdamW& optimizer, nlohmann::json trainer_state,
                             const std::string& tokenizer_dir);
 
+// Deletes every checkpoint-* directory of `run_dir`, complete or not (a run started afresh, or one
+// that finished and needs none).
+void remove_checkpoints(const std::string& run_dir);
+
 // Deletes the oldest complete checkpoints beyond `keep` (0: keep all), never `protect`.
 void prune_checkpoints(const std::string& run_dir, int64_t keep, const std::string& protect);
 

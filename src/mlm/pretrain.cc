@@ -153,11 +153,9 @@ Start resolve_start(const PretrainOptions& o, const data::Dataset& dataset, bool
           o.output_dir + " already holds checkpoints of a run",
           "pass --resume auto to continue it, --overwrite-output-dir to start afresh, or another --output-dir");
     }
-    std::error_code ec;
     if (main) {
-      for (const auto& e : fs::directory_iterator(o.output_dir)) {
-        if (e.path().filename().string().rfind("checkpoint-", 0) == 0) fs::remove_all(e.path(), ec);
-      }
+      engine::remove_checkpoints(o.output_dir);
+      std::error_code ec;
       fs::remove(fs::path(o.output_dir) / "metrics.jsonl", ec);
     }
   }
