@@ -21,6 +21,7 @@
 #include "common/hash.h"
 #include "common/jsonl_log.h"
 #include "engine/adamw.h"
+#include "engine/batch_dump.h"
 #include "engine/collectives.h"
 #include "engine/device.h"
 #include "engine/lr_schedule.h"
@@ -67,7 +68,8 @@ nlohmann::json FinetuneOptions::to_json() const {
           {"device", device},
           {"threads", threads},
           {"eval_batch_size", eval_batch_size},
-          {"logging_steps", logging_steps}};
+          {"logging_steps", logging_steps},
+          {"dump_batches", dump_batches}};
 }
 
 void FinetuneOptions::validate() const {
@@ -320,6 +322,7 @@ class Finetuning {
   std::string resume_dir_;
   double resumed_epoch_loss_ = 0;  // the training loss of the resumed epoch's steps before the checkpoint
   bool stop_ = false;              // the ranks agreed to stop (a signal)
+  engine::BatchDump dump_{o_.dump_batches, rank_};  // --dump-batches
 };
 
 Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hooks)
@@ -563,6 +566,14 @@ engine::MicroForward Finetuning::classify_forward(const std::vector<size_t>& ord
     const ClassifierBatch batch = make_classifier_batch(data_.train.encoded, mine, classify_options_.pad_id);
     at::Tensor gold = at::empty({int64_t(mine.size())}, at::kLong);
     for (size_t i = 0; i < mine.size(); ++i) gold.data_ptr<int64_t>()[i] = data_.train.labels[mine[i]];
+    if (dump_.enabled()) {
+      const at::Tensor att = batch.attention_mask.defined() ? batch.attention_mask : at::ones_like(batch.input_ids);
+      dump_.write(step_ + 1, m,
+                  {{"input_ids", batch.input_ids},
+                   {"token_type_ids", batch.token_type_ids},
+                   {"attention_mask", att},
+                   {"labels", gold}});
+    }
     gold = gold.to(device_);
     at::Tensor mask = batch.attention_mask.defined() ? batch.attention_mask.to(device_) : at::Tensor();
     at::Tensor logits = model_->forward(batch.input_ids.to(device_), mask, batch.token_type_ids.to(device_));

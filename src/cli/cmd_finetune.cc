@@ -124,6 +124,9 @@ void add_finetune_command(CLI::App& app) {
   cmd->add_option("--threads", f.threads, "CPU threads (0: all cores)")->capture_default_str();
   cmd->add_option("--eval-batch-size", f.eval_batch_size, "Examples per evaluation batch")->capture_default_str();
   cmd->add_option("--logging-steps", f.logging_steps, "Log every N steps")->capture_default_str();
+  cmd->add_option("--dump-batches", f.dump_batches,
+                  "Write every micro-batch (input_ids, token_type_ids, attention_mask, labels) as NumPy .npy files "
+                  "under this directory: DIR/step-00000001/rank-0/micro-0/NAME.npy");
   add_dist_flags(cmd, o->dist);
   add_common_flags(cmd, o->common);
   cmd->callback([o] { run_finetune_command(*o); });

@@ -30,6 +30,7 @@ void add_training_commands(CLI::App& app) {
   add_bench_command(app);
   add_finetune_command(app);
   add_predict_command(app);
+  add_embed_command(app);
 #else
   add_unavailable_command(app, "train", "pre-train");
   add_unavailable_command(app, "eval", "evaluate a model");
@@ -37,6 +38,7 @@ void add_training_commands(CLI::App& app) {
   add_unavailable_command(app, "bench", "benchmark training");
   add_unavailable_command(app, "finetune", "fine-tune");
   add_unavailable_command(app, "predict", "run a model");
+  add_unavailable_command(app, "embed", "run a model");
 #endif
   add_plot_command(app);  // plain C++: reads metrics files
 }

@@ -20,6 +20,7 @@
 #include "common/progress.h"
 #include "data/dataset.h"
 #include "engine/adamw.h"
+#include "engine/batch_dump.h"
 #include "engine/collectives.h"
 #include "engine/device.h"
 #include "engine/failures.h"
@@ -265,6 +266,7 @@ class Pretraining {
   std::unique_ptr<engine::AdamW> optimizer_;
   std::unique_ptr<engine::StepRunner> runner_;
   std::unique_ptr<BatchLoader> loader_;
+  engine::BatchDump dump_;  // --dump-batches
   std::unique_ptr<JsonlLog> metrics_;
   engine::LrSchedule schedule_;
   EvalOptions eval_options_;
@@ -290,7 +292,8 @@ Pretraining::Pretraining(const PretrainOptions& options, const TrainHooks& hooks
       rank_(coll_.rank()),
       world_(coll_.world_size()),
       device_(engine::setup_runtime(options.threads, options.device)),
-      bf16_(engine::is_bf16(options.precision)) {
+      bf16_(engine::is_bf16(options.precision)),
+      dump_(options.dump_batches, coll_.rank()) {
   dataset_ = open_train_split(o_.data);
   const Start start = resolve_start(o_, *dataset_, main_, [this](const std::string& m) { message(m); });
   resume_dir_ = start.resume_dir;
@@ -442,6 +445,10 @@ engine::MicroForward Pretraining::mlm_forward(const StepBatch& batch) {
   return [this, &batch](int64_t m) {
     const MicroBatch& mb = batch.micro[size_t(m)];
     if (hooks_.during_forward) hooks_.during_forward(step_);
+    if (dump_.enabled()) {
+      const at::Tensor att = mb.attention_mask.defined() ? mb.attention_mask : at::ones_like(mb.input_ids);
+      dump_.write(step_ + 1, m, {{"input_ids", mb.input_ids}, {"attention_mask", att}, {"labels", mb.labels}});
+    }
     at::Tensor ids = mb.input_ids.to(device_, /*non_blocking=*/true);  // [b, T]
     at::Tensor labels = mb.labels.to(device_, /*non_blocking=*/true);  // [b, T]
     at::Tensor att = mb.attention_mask.defined() ? mb.attention_mask.to(device_, true) : at::Tensor();

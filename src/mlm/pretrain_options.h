@@ -51,6 +51,7 @@ struct PretrainOptions {
   double price_per_hour = 0;     // $ per hour of this machine: cost so far and projected
   std::string instance;          // or: an instance of the price table (configs/prices.json)
   double peak_tflops = 0;        // override the peak used for MFU (0: measured / known table)
+  std::string dump_batches;      // write every micro-batch as .npy under this dir (engine/batch_dump.h)
 
   nlohmann::json to_json() const;
   // Sets the options named in `j` (keys as to_json(), dashes accepted for underscores); unknown keys
@@ -103,6 +104,9 @@ void visit_pretrain_options(Options& o, F&& f) {
   f("price_per_hour", o.price_per_hour, "Price of this machine per hour: show $ so far and projected");
   f("instance", o.instance, "Or: an instance name of the price table (configs/prices.json)");
   f("peak_tflops", o.peak_tflops, "Peak TFLOP/s for MFU (0: measured GEMM rate on CPU, known peak on GPU)");
+  f("dump_batches", o.dump_batches,
+    "Write every micro-batch (masked input_ids, attention_mask, labels) as NumPy .npy files under this "
+    "directory: DIR/step-00000001/rank-0/micro-0/NAME.npy");
 }
 
 // Global batch = per-device batch x accumulation x ranks.

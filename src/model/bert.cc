@@ -222,15 +222,20 @@ BertForMaskedLMImpl::BertForMaskedLMImpl(const BertConfig& config, bool init_wei
   transform = add_linear(*t, "dense", config.hidden_size, config.hidden_size);
   transform_norm = add_layer_norm(*t, "LayerNorm", config.hidden_size);
   decoder_bias = predictions->register_parameter("bias", at::empty({config.vocab_size}));
-  bert->embeddings->sparse_word_gradient = true;  // the tied decoder supplies the dense gradient
+  if (config.tie_word_embeddings) {
+    bert->embeddings->sparse_word_gradient = true;  // the tied decoder supplies the dense gradient
+  } else {
+    decoder_weight = group(*predictions, "decoder")
+                         ->register_parameter("weight", at::empty({config.vocab_size, config.hidden_size}));
+  }
   if (init_weights) init_bert_weights(*this, config);
 }
 
 at::Tensor BertForMaskedLMImpl::predict(const at::Tensor& hidden) {
   at::Tensor t = activation(linear(hidden, transform), config_.hidden_act);
   t = apply_layer_norm(t, transform_norm, config_.layer_norm_eps);
-  // Tied decoder: logits = t · Eᵀ + b with E the word embeddings.
-  return ops::linear(t, bert->embeddings->word_embeddings, decoder_bias);
+  // logits = t · Wᵀ + b, W the word embeddings (tied) or the decoder's own weight.
+  return ops::linear(t, decoder_weight.defined() ? decoder_weight : bert->embeddings->word_embeddings, decoder_bias);
 }
 
 MlmOutput BertForMaskedLMImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,

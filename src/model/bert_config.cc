@@ -49,6 +49,7 @@ const char* const kKnownKeys[] = {
     "position_embedding_type",
     "architectures",
     "torch_dtype",
+    "tie_word_embeddings",
     "model_type",
 };
 
@@ -157,6 +158,7 @@ std::string BertConfig::to_json() const {
   j["position_embedding_type"] = position_embedding_type;
   j["architectures"] = architectures;
   j["torch_dtype"] = torch_dtype;
+  if (!tie_word_embeddings) j["tie_word_embeddings"] = false;
   j["model_type"] = "bert";
   // nlohmann's object is a sorted map: keys come out sorted, like transformers' to_json_string.
   return j.dump(2) + "\n";
@@ -196,6 +198,10 @@ BertConfig BertConfig::from_json(const std::string& text, const std::string& sou
   }
   c.position_embedding_type = get_string(j, source, "position_embedding_type", c.position_embedding_type);
   c.torch_dtype = get_string(j, source, "torch_dtype", c.torch_dtype);
+  if (auto it = j.find("tie_word_embeddings"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) field_error(source, "tie_word_embeddings", "must be true or false, got " + it->dump());
+    c.tie_word_embeddings = it->get<bool>();
+  }
   if (auto it = j.find("architectures"); it != j.end() && !it->is_null()) {
     if (!it->is_array()) field_error(source, "architectures", "must be a list of strings");
     c.architectures.clear();
@@ -225,7 +231,8 @@ bool BertConfig::operator==(const BertConfig& o) const {
          max_position_embeddings == o.max_position_embeddings && type_vocab_size == o.type_vocab_size &&
          initializer_range == o.initializer_range && layer_norm_eps == o.layer_norm_eps &&
          pad_token_id == o.pad_token_id && position_embedding_type == o.position_embedding_type &&
-         architectures == o.architectures && torch_dtype == o.torch_dtype && extra == o.extra;
+         architectures == o.architectures && torch_dtype == o.torch_dtype &&
+         tie_word_embeddings == o.tie_word_embeddings && extra == o.extra;
 }
 
 std::vector<std::string> preset_names() {

@@ -28,6 +28,10 @@ struct BertConfig {
   // Only "absolute" is implemented; validate() rejects the relative variants.
   std::string position_embedding_type = "absolute";
   std::vector<std::string> architectures = {"BertForMaskedLM"};
+  // false: the MLM decoder has a weight of its own ("cls.predictions.decoder.weight") instead of
+  // sharing the word embeddings. Written to config.json only when false, as transformers does for a
+  // value equal to its default.
+  bool tie_word_embeddings = true;
   // "float32" or "bfloat16": the dtype of the saved weights.
   std::string torch_dtype = "float32";
 

@@ -99,6 +99,18 @@ std::vector<std::string> candidate_keys(const std::string& name) {
   return keys;
 }
 
+// A tied model loading a file with both the word embeddings and a decoder weight: they must be the
+// same matrix, or the file is an untied model whose config.json does not say so.
+void check_decoder_is_tied(const io::SafetensorsFile& file, const std::string& path) {
+  const io::TensorView* e = file.find(kWordEmbeddings);
+  const io::TensorView* d = file.find(kDecoderWeight);
+  if (!e || !d) return;
+  if (e->dtype == d->dtype && e->nbytes == d->nbytes && std::memcmp(e->data, d->data, e->nbytes) == 0) return;
+  throw BadInput(path + ": '" + std::string(kDecoderWeight) + "' differs from '" + kWordEmbeddings +
+                     "': the MLM decoder is untied, but the config has tie_word_embeddings true",
+                 "set \"tie_word_embeddings\": false in the checkpoint's config.json");
+}
+
 }  // namespace
 
 void save_safetensors(const torch::nn::Module& module, const std::string& path, c10::ScalarType dtype) {
@@ -157,7 +169,10 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
   for (const auto& t : file.tensors()) {
     if (used.count(t.name)) continue;
     if (ends_with(t.name, "embeddings.position_ids")) continue;  // an old buffer, not a weight
-    if (t.name == kDecoderWeight && loaded(kWordEmbeddings)) continue;
+    if (t.name == kDecoderWeight && loaded(kWordEmbeddings)) {
+      check_decoder_is_tied(file, path);
+      continue;
+    }
     if (t.name == kDecoderBias && loaded(kMlmBias)) continue;
     report.unexpected.push_back(t.name);
   }

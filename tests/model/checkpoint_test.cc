@@ -155,6 +155,38 @@ TEST(Checkpoint, TiedKeyIsAcceptedEitherWay) {
   EXPECT_TRUE(r.unexpected.empty()) << r.unexpected.front();
 }
 
+TEST(Checkpoint, UntiedDecoderHasAWeightOfItsOwn) {
+  torch::manual_seed(6);
+  BertConfig config = small_config();
+  config.tie_word_embeddings = false;
+  BertForMaskedLM model(config);
+  ASSERT_TRUE(model->decoder_weight.defined());
+  EXPECT_FALSE(at::equal(model->decoder_weight, model->bert->embeddings->word_embeddings));
+  TempDir tmp;
+  save_pretrained(tmp.file("untied"), model);
+  EXPECT_FALSE(BertConfig::load(tmp.file("untied/config.json")).tie_word_embeddings);
+  EXPECT_NE(bertpt::testing::slurp(tmp.file("untied/config.json")).find("\"tie_word_embeddings\": false"),
+            std::string::npos);
+  io::SafetensorsFile f = io::SafetensorsFile::open(tmp.file("untied/model.safetensors"));
+  EXPECT_NE(f.find("cls.predictions.decoder.weight"), nullptr);
+
+  LoadReport report;
+  BertForMaskedLM loaded = load_pretrained(tmp.file("untied"), c10::Device(c10::kCPU), &report);
+  EXPECT_TRUE(report.missing.empty());
+  EXPECT_TRUE(report.unexpected.empty());
+  EXPECT_TRUE(same_parameters(*model, *loaded));
+  model->eval();
+  at::Tensor ids = at::randint(5, 40, {2, 7}, at::kLong);
+  EXPECT_TRUE(at::equal(model->logits(ids), loaded->logits(ids)));
+
+  // The same weights under a config that says tied: refused, not silently tied.
+  config.tie_word_embeddings = true;
+  config.save(tmp.file("untied/config.json"));
+  const std::string e = error_of([&] { load_pretrained(tmp.file("untied")); });
+  EXPECT_NE(e.find("decoder is untied"), std::string::npos) << e;
+  EXPECT_NE(e.find("tie_word_embeddings"), std::string::npos) << e;
+}
+
 TEST(Checkpoint, AcceptsOldNamesAndReportsExtraAndMissing) {
   torch::manual_seed(5);
   BertForMaskedLM model(small_config());
