@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# bertpt prepare (tokenize + pack) against Hugging Face's encodeBatch (npm tokenizers@0.23.2, the
-# Rust tokenizer) on the same text with the same tokenizer, side by side in one run; plus bertpt's
-# peak memory, and its thread scaling.
+# bertpt prepare (tokenize + pack) against Hugging Face's encode_batch (Python tokenizers in .venv,
+# pinned in requirements/hf-peer.txt; the Rust tokenizer) on the same text with the same
+# tokenizer, side by side in one run; plus bertpt's peak memory, and its thread scaling.
 #   bench/prepare.sh            ~12 MB of Python docs (python3.11-doc), one document per line
 #   BIG_GB=1 bench/prepare.sh   also a ~1 GB corpus, to show that memory stays flat
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 BERTPT=${BERTPT_BIN:-$here/build/bertpt}
 PEER=$here/tests/peer
-[[ -d $PEER/node_modules/tokenizers ]] || "$here/scripts/setup-test-peers"
+PY=${BERTPT_PEER_PYTHON:-$here/.venv/bin/python}
+"$PY" -c "import tokenizers" 2>/dev/null || "$here/scripts/setup-test-peers"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -17,13 +18,13 @@ size=$(stat -c %s "$work/corpus.txt")
 echo "corpus: python3.11-doc sources, $(wc -l < "$work/corpus.txt") lines, $(numfmt --to=si "$size")B; $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%F)"
 
 # One tokenizer for both: HF trains it (vocab 30,000, BERT uncased pipeline).
-(cd "$PEER" && node peer.js train-bert "$work/tok" lowercase "$work/corpus.txt" >/dev/null)
+(cd "$PEER" && "$PY" peer.py train-bert "$work/tok" lowercase "$work/corpus.txt" >/dev/null)
 
-hf=$(cd "$PEER" && RAYON_NUM_THREADS=$(nproc) node peer.js bench "$work/tok/tokenizer.json" "$work/corpus.txt" 3)
+hf=$(cd "$PEER" && RAYON_NUM_THREADS=$(nproc) "$PY" peer.py bench "$work/tok/tokenizer.json" "$work/corpus.txt" 3)
 hf_tps=$(echo "$hf" | sed 's/.*"tokens_per_second":\([0-9.e+]*\).*/\1/')
 hf_tokens=$(echo "$hf" | sed 's/.*"tokens":\([0-9]*\).*/\1/')
 printf '%-44s %14s %10s %14s\n' "system" "tokens" "seconds" "M tokens/s"
-printf '%-44s %14s %10.3f %14.2f\n' "HF encodeBatch ($(nproc) threads)" "$hf_tokens" "$(echo "$hf_tokens/$hf_tps" | bc -l)" "$(echo "$hf_tps/1000000" | bc -l)"
+printf '%-44s %14s %10.3f %14.2f\n' "HF encode_batch ($(nproc) threads)" "$hf_tokens" "$(echo "$hf_tokens/$hf_tps" | bc -l)" "$(echo "$hf_tps/1000000" | bc -l)"
 
 run_prepare() {  # threads input out -> "tokens seconds peak_rss_kb"
   /usr/bin/time -f '%M' -o "$work/rss" "$BERTPT" prepare --quiet --json -i "$2" -t "$work/tok" -o "$3" \

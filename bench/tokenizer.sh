@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# WordPiece training, bertpt vs Hugging Face tokenizers (npm tokenizers@0.23.2, Rust core), side by
-# side in one run on the same ~29 MB corpus: Python 3.11 docs (English technical prose) + every
-# fortunes file installed (several languages with the fortunes-* packages). Vocabulary 30,000, the
-# bert-base-uncased pipeline (BertNormalizer lowercase + strip accents + CJK splitting,
-# BertPreTokenizer), 2 threads each (HF: RAYON_NUM_THREADS=2; bertpt: --threads 2).
+# WordPiece training, bertpt vs Hugging Face tokenizers (the Python binding in .venv, pinned in
+# requirements/hf-peer.txt; Rust core), side by side in one run on the same ~29 MB corpus: Python
+# 3.11 docs (English technical prose) + every fortunes file installed (several languages with the
+# fortunes-* packages). Vocabulary 30,000, the bert-base-uncased pipeline (BertNormalizer lowercase
+# + strip accents + CJK splitting, BertPreTokenizer), 2 threads each (HF: RAYON_NUM_THREADS=2;
+# bertpt: --threads 2).
 #
 # HF's Tokenizer.train(files) has no special tokens, so bertpt trains 30,005 tokens with its five
 # specials: both learn 30,000 non-special tokens, and the overlap compares those.
@@ -17,12 +18,13 @@ BIN=${BERTPT_BIN:-$ROOT/build/bertpt}
 RUNS=${RUNS:-3}
 THREADS=${THREADS:-2}
 PEER=$ROOT/tests/peer
+PY=${BERTPT_PEER_PYTHON:-$ROOT/.venv/bin/python}
 DOCS=/usr/share/doc/python3.11/html/_sources
 FORTUNES=/usr/share/games/fortunes
 
 die() { echo "bench/tokenizer.sh: $*" >&2; exit 1; }
 [[ -x $BIN ]] || die "no bertpt binary at $BIN (build it, or set BERTPT_BIN)"
-[[ -f $PEER/node_modules/tokenizers/package.json ]] || die "HF peer missing: run scripts/setup-test-peers"
+"$PY" -c "import tokenizers" 2>/dev/null || die "HF peer missing (no tokenizers in $PY): run scripts/setup-test-peers"
 [[ -d $DOCS && -d $FORTUNES ]] || die "python3.11-doc / fortunes not installed: run scripts/setup"
 
 if [[ -n ${WORK:-} ]]; then mkdir -p "$WORK"; else WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT; fi
@@ -41,7 +43,7 @@ fi
 langs=$(find "$FORTUNES" -mindepth 1 -type d -printf '%f ' | tr -s ' ')
 echo "corpus: $(($(stat -c %s "$CORPUS") / 1000000)) MB, $(wc -l <"$CORPUS") lines (fortune subdirectories: ${langs:-none})"
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "bertpt: $BIN   HF: tokenizers $(node -p "require('$PEER/node_modules/tokenizers/package.json').version")   threads: $THREADS"
+echo "bertpt: $BIN   HF: tokenizers $("$PY" -c "import tokenizers; print(tokenizers.__version__)")   threads: $THREADS"
 echo
 
 now() { date +%s.%N; }
@@ -56,9 +58,9 @@ share() {
 hf_times=() bt_times=()
 printf '%-5s %12s %14s\n' run "HF (s)" "bertpt (s)"
 for ((r = 1; r <= RUNS; r++)); do
-  # HF: time of Tokenizer.train() as measured inside node (file reading, counting, merging; not
-  # node's start-up). bertpt: the whole command, start-up and writing the four files included.
-  hf=$(cd "$PEER" && RAYON_NUM_THREADS=$THREADS node hf_train.js train wordpiece lowercase "$WORK/hf$r.txt" "$CORPUS" 2>/dev/null |
+  # HF: time of Tokenizer.train() as measured inside Python (file reading, counting, merging; not
+  # Python's start-up). bertpt: the whole command, start-up and writing the four files included.
+  hf=$(cd "$PEER" && RAYON_NUM_THREADS=$THREADS "$PY" hf_train.py train wordpiece lowercase "$WORK/hf$r.txt" "$CORPUS" 2>/dev/null |
     sed -n 's/.*"seconds":\([0-9.]*\).*/\1/p')
   t0=$(now)
   "$BIN" tokenizer train --input "$CORPUS" --vocab-size 30005 --threads "$THREADS" --out "$WORK/bertpt$r" --quiet

@@ -5,7 +5,7 @@ and pre-tokenizer, matching the Unicode vintages Hugging Face tokenizers really 
 Regenerate (needs Debian's `unicode-data`, which is UCD 15.0.0):
     python3 scripts/gen_unicode_tables.py [/usr/share/unicode] > src/tokenizer/unicode_tables_data.inc
 then run the exhaustive peer test (tests/tokenizer/peer_unicode_test.cc), which compares every code
-point against the npm package tokenizers@0.23.2.
+point against Hugging Face tokenizers (the Python package pinned in requirements/hf-peer.txt).
 
 HF mixes three Unicode versions, and so must we (docs/hf-compat.md, "Normalizer"; each fact below was
 verified code point by code point against the peer):

@@ -25,17 +25,6 @@ std::pair<size_t, size_t> longest_first_lengths(size_t n1, size_t n2, size_t max
               : std::pair{std::min(n1, short_len), std::min(n2, long_len)};
 }
 
-namespace {
-
-size_t full_length(const tokenizer::Tokenizer& tok, std::string_view a, std::string_view b, bool has_pair) {
-  std::vector<uint32_t> ids;
-  tok.encode(a, ids, false);
-  if (has_pair) tok.encode(b, ids, false);
-  return ids.size();
-}
-
-}  // namespace
-
 void encode_example(const tokenizer::Tokenizer& tok, std::string_view a, std::string_view b, bool has_pair,
                     size_t max_len, EncodedExample& out) {
   const size_t specials = tok.num_special_tokens_to_add(has_pair);
@@ -48,17 +37,12 @@ void encode_example(const tokenizer::Tokenizer& tok, std::string_view a, std::st
   thread_local std::vector<uint32_t> ids_a, ids_b;
   ids_a.clear();
   ids_b.clear();
-  // HF stops tokenizing each sequence after the word that reaches max_len ids; the lengths it then
-  // has are what longest_first sees (with both sides long and an odd budget, they pick the side
-  // that gets the odd token).
-  tok.encode_with_limit(a, ids_a, max_len);
-  if (has_pair) tok.encode_with_limit(b, ids_b, max_len);
+  // tokenizers 0.23.3 encodes both sequences in full, and longest_first sees their whole lengths.
+  tok.encode(a, ids_a, false);
+  if (has_pair) tok.encode(b, ids_b, false);
   // As HF, the sequences are cut before the post-processor adds the special tokens.
   const auto [keep_a, keep_b] = longest_first_lengths(ids_a.size(), ids_b.size(), max_len - specials);
-  // A sequence the early exit stopped has at least max_len ids, more than the budget when there are
-  // special tokens, so it is cut here again. Without special tokens only the whole text can tell.
   out.truncated = keep_a < ids_a.size() || keep_b < ids_b.size();
-  if (specials == 0 && !out.truncated) out.truncated = full_length(tok, a, b, has_pair) > max_len;
   ids_a.resize(keep_a);
   ids_b.resize(keep_b);
   out.ids.clear();

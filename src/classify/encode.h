@@ -6,10 +6,9 @@
 // `tokenizers` crate's longest_first rule (truncation.rs) on max_len minus the special tokens:
 // the shorter sequence is kept whole if the longer one can absorb the cut, else both are cut to
 // half of the budget (the longer one gets the odd token; the second one when they are equal).
-// Since tokenizers 0.23 (checked against npm tokenizers@0.23.2), HF first stops tokenizing each
-// sequence after the word that reaches max_len ids (Tokenizer::encode_with_limit), and the rule
-// sees those lengths: when both sequences are that long, the one whose cut-off word ran further
-// gets the odd token (the second one on a tie), which older releases gave to the longer one.
+// The rule sees the whole lengths: tokenizers 0.23.3 (the pinned peer, requirements/hf-peer.txt)
+// dropped 0.23.0-0.23.2's early exit (Tokenizer::encode_with_limit), which had stopped each
+// sequence after the word reaching max_len ids; tests/classify/peer_encode_example_test.cc checks it.
 // No LibTorch here.
 #pragma once
 
@@ -32,7 +31,7 @@ struct EncodedExample {
 
 // The lengths (n1, n2) that longest_first truncation keeps of sequences of n1 and n2 tokens within
 // a budget of `max_tokens` (special tokens already subtracted). n2 = 0 for single sequences.
-// The rule alone: encode_example gives it the lengths after HF's early exit.
+// The rule alone; encode_example gives it the whole lengths.
 std::pair<size_t, size_t> longest_first_lengths(size_t n1, size_t n2, size_t max_tokens);
 
 // Encodes `a` (and `b` when `has_pair`) into `out` (cleared first). `max_len` counts the special

@@ -25,8 +25,10 @@
 #include "engine/collectives.h"
 #include "engine/device.h"
 #include "engine/lr_schedule.h"
+#include "engine/model_card.h"
 #include "engine/precision.h"
 #include "engine/run_checkpoint.h"
+#include "engine/run_log.h"
 #include "engine/step_runner.h"
 #include "model/bert.h"
 #include "model/checkpoint.h"
@@ -69,7 +71,8 @@ nlohmann::json FinetuneOptions::to_json() const {
           {"threads", threads},
           {"eval_batch_size", eval_batch_size},
           {"logging_steps", logging_steps},
-          {"dump_batches", dump_batches}};
+          {"dump_batches", dump_batches},
+          {"report_to", report_to}};
 }
 
 void FinetuneOptions::validate() const {
@@ -92,6 +95,7 @@ void FinetuneOptions::validate() const {
   }
   engine::parse_precision(precision);
   if (logging_steps <= 0) throw BadInput("--logging-steps must be > 0");
+  engine::validate_report_to(report_to);
 }
 
 namespace {
@@ -285,6 +289,7 @@ class Finetuning {
   bool train_epoch(int64_t epoch, double& epoch_loss);
   nlohmann::json trainer_state(double epoch_loss) const;
   std::string save(double epoch_loss);
+  std::string model_card(const nlohmann::json& report) const;
   engine::MicroForward classify_forward(const std::vector<size_t>& order, int64_t first, int64_t count);
   bool evaluate_epoch(int64_t epoch, double loss_sum, double seconds);
   nlohmann::json report(std::vector<SplitReport>& splits);
@@ -314,7 +319,7 @@ class Finetuning {
   ClassifyOptions classify_options_;
   engine::LrSchedule schedule_;
   int64_t n_ = 0, global_batch_ = 0, steps_per_epoch_ = 0, step_ = 0;
-  std::unique_ptr<JsonlLog> metrics_;
+  std::unique_ptr<engine::RunLog> metrics_;
   fs::path out_, best_dir_;
   nlohmann::json history_ = nlohmann::json::array();
   double best_score_ = -1;
@@ -347,7 +352,7 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
   steps_per_epoch_ = (n_ + global_batch_ - 1) / global_batch_;
   const int64_t total_steps = steps_per_epoch_ * o_.epochs;
   schedule_ = {engine::LrScheduleKind::Linear, o_.learning_rate,
-               int64_t(std::llround(o_.warmup_ratio * double(total_steps))), total_steps};
+               int64_t(std::ceil(o_.warmup_ratio * double(total_steps))), total_steps};
   if (!resume_dir_.empty()) restore(resume_dir_);
   else make_step_runner(0, 0);
   open_output_directory();
@@ -415,7 +420,14 @@ void Finetuning::open_output_directory() {
     else write_file_atomic((out_ / "metrics.jsonl").string(), "");
   }
   coll_.barrier();
-  metrics_ = std::make_unique<JsonlLog>((out_ / "metrics.jsonl").string(), main_);
+  engine::RunLogOptions lo;
+  lo.run_dir = out_.string();
+  lo.enabled = main_;
+  lo.report_to = o_.report_to;
+  lo.start_step = step_;
+  lo.hyperparameters = o_.to_json();
+  lo.model_config = nlohmann::json::parse(config_.to_json());
+  metrics_ = std::make_unique<engine::RunLog>(lo);
 }
 
 // --resume: "auto" takes the checkpoint in --output-dir (none: a new run), else the directory given.
@@ -470,13 +482,58 @@ nlohmann::json Finetuning::trainer_state(double epoch_loss) const {
           {"rng", "example order permutation(seed, epoch); dropout hash(seed, step, rank, micro_step)"}};
 }
 
+// The card of the fine-tuned model (engine/model_card.h): the options, the data, the epochs so far
+// and, given results.json's `report`, the best model's metrics on valid and test.
+std::string Finetuning::model_card(const nlohmann::json& report) const {
+  engine::ModelCard card;
+  card.title = "Text classifier fine-tuned with bertpt from " + o_.model;
+  card.summary = "A BertForSequenceClassification model fine-tuned by bertpt (" + std::string(BERTPT_VERSION) +
+                 ") from " + o_.model + " on " + o_.train + ". Labels: " + data_.labels.id2label_json().dump() +
+                 ". It loads with `AutoModelForSequenceClassification.from_pretrained(PATH)`.";
+  card.pipeline_tag = "text-classification";
+  card.tags = {"bert", "text-classification", "bertpt"};
+  card.config = config_;
+  card.config.architectures = {"BertForSequenceClassification"};
+  card.parameters = model::count_parameters(*model_);
+  card.data = {{"training examples", engine::card_count(double(n_)) + " (" + o_.train + ")"},
+               {"labels", std::to_string(data_.labels.size())},
+               {"max sequence length", std::to_string(o_.max_seq_len) + " tokens"}};
+  if (data_.valid)
+    card.data.push_back({"validation examples", engine::card_count(double(data_.valid->examples.size()))});
+  if (data_.test) card.data.push_back({"test examples", engine::card_count(double(data_.test->examples.size()))});
+  card.training = {{"epochs", std::to_string(history_.size()) + " of " + std::to_string(o_.epochs)},
+                   {"steps", engine::card_count(double(step_))},
+                   {"global batch", std::to_string(global_batch_)},
+                   {"optimizer", "AdamW, peak lr " + std::to_string(o_.learning_rate) +
+                                     ", linear schedule, warmup ratio " + std::to_string(o_.warmup_ratio) +
+                                     ", weight decay " + std::to_string(o_.weight_decay)},
+                   {"precision / device", o_.precision + " / " + device_.str() + " × " + std::to_string(world_)},
+                   {"seed", std::to_string(o_.seed)},
+                   {"software", std::string("bertpt ") + BERTPT_VERSION}};
+  if (best_epoch_ > 0) card.results.push_back({"best epoch", std::to_string(best_epoch_)});
+  for (const char* split : {"valid", "test"}) {
+    const std::string acc = std::string(split) + "_accuracy", f1 = std::string(split) + "_macro_f1";
+    if (report.is_object() && report.contains(acc)) {
+      card.results.push_back(
+          {std::string(split) + " accuracy / macro-F1",
+           std::to_string(report[acc].get<double>()) + " / " + std::to_string(report[f1].get<double>())});
+    }
+  }
+  if (card.results.size() <= 1 && !history_.empty() && history_.back().contains("valid_accuracy")) {
+    card.results.push_back({"valid accuracy (epoch " + std::to_string(history_.size()) + ")",
+                            std::to_string(history_.back()["valid_accuracy"].get<double>())});
+  }
+  card.example_input = "This is a wonderful film.";
+  return engine::render_model_card(card);
+}
+
 // OUT/checkpoint-STEP, replacing the previous one. Returns its path.
 std::string Finetuning::save(double epoch_loss) {
   runner_->settle(step_);  // the checkpoint records the skipped-step counters
   std::string path;
   if (main_) {
     path = engine::save_checkpoint(out_.string(), step_, *model_, config_, *optimizer_, trainer_state(epoch_loss),
-                                   tok_dir_);
+                                   tok_dir_, model_card(nullptr));
     engine::prune_checkpoints(out_.string(), 1, path);
   }
   coll_.barrier();
@@ -513,7 +570,8 @@ FinetuneResult Finetuning::run() {
   result.report["seconds"] = seconds_since(t_start);
   if (main_) {
     write_file_atomic((out_ / "results.json").string(), result.report.dump(2) + "\n");
-    engine::remove_checkpoints(out_.string());  // the run is complete
+    write_file_atomic((best_dir_ / "README.md").string(), model_card(result.report));  // now with test results
+    engine::remove_checkpoints(out_.string());                                         // the run is complete
   }
   coll_.barrier();
   return result;
@@ -600,7 +658,7 @@ bool Finetuning::evaluate_epoch(int64_t epoch, double loss_sum, double seconds) 
   record["best"] = best;
   if (best) {
     best_epoch_ = epoch;
-    if (main_) model::save_pretrained(best_dir_.string(), *model_, config_, at::kFloat, tok_dir_);
+    if (main_) model::save_pretrained(best_dir_.string(), *model_, config_, at::kFloat, tok_dir_, model_card(nullptr));
     coll_.barrier();
   }
   history_.push_back(record);

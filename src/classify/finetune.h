@@ -63,7 +63,8 @@ struct FinetuneOptions {
   int threads = 0;
   int64_t eval_batch_size = 64;
   int64_t logging_steps = 50;
-  std::string dump_batches;  // write every micro-batch as .npy under this dir (engine/batch_dump.h)
+  std::string dump_batches;               // write every micro-batch as .npy under this dir (engine/batch_dump.h)
+  std::string report_to = "tensorboard";  // or "none": TensorBoard event files in OUT/runs (engine/run_log.h)
 
   nlohmann::json to_json() const;
   void validate() const;  // BadInput naming the flag

@@ -1,5 +1,10 @@
 // `bertpt corpus stats|merge`: read text sources, report what is in them, merge them into one corpus.
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -127,6 +132,80 @@ void add_stats(CLI::App* corpus) {
   });
 }
 
+volatile std::sig_atomic_t g_merge_signal = 0;
+
+extern "C" void on_merge_signal(int sig) {
+  if (g_merge_signal) {  // a second signal: at once
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_merge_signal = sig;
+}
+
+// SIGINT/SIGTERM while merging: the first one stops the merge, which removes its temporary files
+// (the shuffle's buckets are as large as the input), and then the process ends by that signal, as
+// it would have without the handler; a second one ends it at once (the next merge into the same
+// output removes what it left).
+class MergeSignals {
+ public:
+  MergeSignals() {
+    g_merge_signal = 0;
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_merge_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~MergeSignals() { restore(); }
+  MergeSignals(const MergeSignals&) = delete;
+  MergeSignals& operator=(const MergeSignals&) = delete;
+
+  static bool requested() { return g_merge_signal != 0; }
+
+  // Ends the process by the signal that stopped the merge.
+  [[noreturn]] void end_by_signal() {
+    const int sig = g_merge_signal;
+    std::fprintf(stderr, "\nbertpt: corpus merge interrupted (%s); its temporary files are removed\n",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM");
+    std::fflush(stderr);
+    restore();
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    ::_exit(128 + sig);
+  }
+
+ private:
+  void restore() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  struct sigaction old_int_ = {};
+  struct sigaction old_term_ = {};
+};
+
+// Runs the merge with the signal handling above; reports leftovers of killed merges it removed.
+text::MergeResult run_merge(text::MergeOptions& m, Progress& progress, bool quiet) {
+  MergeSignals signals;
+  m.stop_requested = [] { return MergeSignals::requested(); };
+  text::MergeResult r;
+  try {
+    r = text::merge_corpus(m, [&](uint64_t done, uint64_t total, uint64_t written) {
+      progress.update(done, total, progress_detail(written, "documents written"));
+    });
+  } catch (const text::MergeStopped&) {
+    signals.end_by_signal();
+  }
+  if (!quiet && !r.leftovers_removed.empty()) {
+    std::fprintf(stderr, "corpus merge: removed %zu temporary file(s) of an interrupted merge (%s), e.g. %s\n",
+                 r.leftovers_removed.size(), Progress::format_bytes(double(r.leftover_bytes_removed)).c_str(),
+                 r.leftovers_removed.front().c_str());
+  }
+  return r;
+}
+
 void add_merge(CLI::App* corpus) {
   struct Opts {
     CorpusFlags corpus;
@@ -172,9 +251,7 @@ void add_merge(CLI::App* corpus) {
     m.shuffle_memory_bytes = o->shuffle_memory_mb << 20;
     m.compression_level = o->level;
     Progress progress("corpus merge", o->common.quiet);
-    auto r = text::merge_corpus(m, [&](uint64_t done, uint64_t total, uint64_t written) {
-      progress.update(done, total, progress_detail(written, "documents written"));
-    });
+    const text::MergeResult r = run_merge(m, progress, o->common.quiet);
     progress.finish(human_count(r.written) + " documents written to " + m.out + " (" + human_count(r.duplicates) +
                     " duplicates dropped) in " + Progress::format_duration(progress.elapsed_seconds()));
     if (o->common.json) {

@@ -110,7 +110,8 @@ void add_finetune_command(CLI::App& app) {
                   "Tokens per example incl. [CLS]/[SEP]; longer ones are truncated "
                   "(pairs longest-first, as Hugging Face)")
       ->capture_default_str();
-  cmd->add_option("--warmup-ratio", f.warmup_ratio, "Share of the steps spent warming up")->capture_default_str();
+  cmd->add_option("--warmup-ratio", f.warmup_ratio, "Share of the steps spent warming up (rounded up, as transformers)")
+      ->capture_default_str();
   cmd->add_option("--weight-decay", f.weight_decay, "AdamW weight decay (not on biases and LayerNorm)")
       ->capture_default_str();
   cmd->add_option("--max-grad-norm", f.max_grad_norm, "Gradient clipping (0: none)")->capture_default_str();
@@ -124,6 +125,10 @@ void add_finetune_command(CLI::App& app) {
   cmd->add_option("--threads", f.threads, "CPU threads (0: all cores)")->capture_default_str();
   cmd->add_option("--eval-batch-size", f.eval_batch_size, "Examples per evaluation batch")->capture_default_str();
   cmd->add_option("--logging-steps", f.logging_steps, "Log every N steps")->capture_default_str();
+  cmd->add_option("--report-to", f.report_to,
+                  "tensorboard: also write the metrics as TensorBoard event files in OUT/runs; none: only "
+                  "metrics.jsonl")
+      ->capture_default_str();
   cmd->add_option("--dump-batches", f.dump_batches,
                   "Write every micro-batch (input_ids, token_type_ids, attention_mask, labels) as NumPy .npy files "
                   "under this directory: DIR/step-00000001/rank-0/micro-0/NAME.npy");

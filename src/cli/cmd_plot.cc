@@ -1,6 +1,6 @@
-// `bertpt plot RUN [RUN ...]`: the loss, accuracy and throughput curves of one or more runs — bertpt
-// runs (metrics.jsonl) and Hugging Face Trainer runs (trainer_state.json) — in one SVG
-// (src/plot/). Plain C++: works in builds without LibTorch too.
+// `bertpt plot RUN [RUN ...]`: the loss, accuracy, throughput and learning-rate curves of one or more
+// runs — bertpt runs (metrics.jsonl) and Hugging Face Trainer runs (trainer_state.json) — in one
+// picture, PNG and SVG (src/plot/). Plain C++: works in builds without LibTorch too.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -12,8 +12,8 @@
 #include "cli/train_commands.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "plot/chart.h"
 #include "plot/run_curves.h"
-#include "plot/svg_plot.h"
 
 namespace bertpt::cli {
 
@@ -21,17 +21,22 @@ void add_plot_command(CLI::App& app) {
   struct Opts {
     CommonFlags common;
     std::vector<std::string> runs;
-    std::string out;
+    std::vector<std::string> out;
+    plot::ChartOptions chart;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("plot",
-                                 "Draw the loss, accuracy and throughput curves of one or more runs in one SVG "
-                                 "(default RUN/curves.svg)");
+                                 "Draw the loss, accuracy, throughput and learning-rate curves of one or more runs "
+                                 "(default: curves.png and curves.svg in the first run's directory)");
   cmd->add_option("runs", o->runs,
                   "bertpt run directories (or their metrics.jsonl) and Hugging Face Trainer runs "
                   "(trainer_state.json, or a checkpoint directory holding one), drawn together")
       ->required();
-  cmd->add_option("-o,--out", o->out, "SVG file to write (default: curves.svg in the first run's directory)");
+  cmd->add_option("-o,--out", o->out, "Picture(s) to write: FILE.png and/or FILE.svg (repeatable)");
+  cmd->add_option("--smoothing", o->chart.smoothing,
+                  "TensorBoard's smoothing of the training curves, in [0, 1) (0: raw curves only)")
+      ->capture_default_str();
+  cmd->add_option("--title", o->chart.title, "Title of the picture (default: the run, or the number of runs)");
   add_common_flags(cmd, o->common);
   cmd->callback([o] {
     namespace fs = std::filesystem;
@@ -44,13 +49,18 @@ void add_plot_command(CLI::App& app) {
     std::error_code ec;
     const std::string& first = o->runs.front();
     const fs::path dir = fs::is_directory(first, ec) ? fs::path(first) : fs::path(first).parent_path();
-    const std::string out = !o->out.empty() ? o->out : (dir / "curves.svg").string();
-    std::string title = "bertpt run " + first;
-    if (runs.size() > 1) title = std::to_string(runs.size()) + " runs";
-    write_file_atomic(out, plot::render_svg(runs, title));
-    if (!o->common.quiet)
-      std::fprintf(stderr, "plot: %zu records of %zu runs -> %s\n", records, runs.size(), out.c_str());
-    if (o->common.json) print_json({{"out", out}, {"records", records}, {"runs", runs.size()}});
+    std::vector<std::string> outs = o->out;
+    if (outs.empty()) outs = {(dir / "curves.png").string(), (dir / "curves.svg").string()};
+    if (o->chart.title.empty()) {
+      o->chart.title = runs.size() > 1 ? std::to_string(runs.size()) + " runs" : "bertpt run " + first;
+    }
+    for (const auto& out : outs) plot::write_chart(runs, o->chart, out);
+    if (!o->common.quiet) {
+      std::string list;
+      for (const auto& out : outs) list += (list.empty() ? "" : ", ") + out;
+      std::fprintf(stderr, "plot: %zu records of %zu runs -> %s\n", records, runs.size(), list.c_str());
+    }
+    if (o->common.json) print_json({{"out", outs}, {"records", records}, {"runs", runs.size()}});
   });
 }
 

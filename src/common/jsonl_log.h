@@ -18,9 +18,11 @@ class JsonlLog {
   JsonlLog(const JsonlLog&) = delete;
   JsonlLog& operator=(const JsonlLog&) = delete;
 
+  // BadInput naming the file when the write fails (a full disk).
   void write(const nlohmann::json& record);
 
  private:
+  std::string path_;
   std::FILE* file_ = nullptr;
 };
 

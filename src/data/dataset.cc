@@ -16,16 +16,26 @@ Dataset::Dataset(const std::string& dir, const std::string& split) : dir_(dir), 
 
 // Maps every shard of `split` and checks it against the manifest.
 void Dataset::open_shards(const io::ManifestSplit& split) {
+  const uint32_t bytes_per_id = manifest_.dtype == "uint32" ? 4 : 2;
   for (const io::ManifestShard& s : split.shards) {
-    auto reader = std::make_unique<ShardReader>(dir_ + "/" + s.file);
+    const std::string path = dir_ + "/" + s.file;
+    auto reader = std::make_unique<ShardReader>(path);
     if (reader->rows() != s.rows || reader->seq_len() != seq_len()) {
-      throw BadInput("shard " + s.file + " holds " + std::to_string(reader->rows()) + " rows of " +
+      throw BadInput("shard " + path + " holds " + std::to_string(reader->rows()) + " rows of " +
                          std::to_string(reader->seq_len()) + " tokens but the manifest says " + std::to_string(s.rows) +
                          " rows of " + std::to_string(seq_len()),
                      "the dataset was modified; re-run bertpt prepare");
     }
+    if (reader->header().bytes_per_id != bytes_per_id) {
+      throw BadInput("shard " + path + " holds " + std::to_string(reader->header().bytes_per_id) +
+                         "-byte ids but the manifest says " + manifest_.dtype,
+                     "the dataset was modified; re-run bertpt prepare");
+    }
     starts_.push_back(total_rows_);
-    total_rows_ += s.rows;
+    if (__builtin_add_overflow(total_rows_, s.rows, &total_rows_)) {
+      throw BadInput(io::manifest_path(dir_) + ": the shards of the split hold more than 2^64 rows",
+                     "the dataset was modified; re-run bertpt prepare");
+    }
     shards_.push_back(std::move(reader));
   }
 }

@@ -11,8 +11,10 @@
 #include <thread>
 
 #include "common/atomic_file.h"
+#include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/hash.h"
+#include "common/json_fields.h"
 #include "common/sha256.h"
 #include "data/shard.h"
 #include "io/manifest.h"
@@ -28,6 +30,8 @@ constexpr const char* kProgressName = "progress.json";
 constexpr uint64_t kSplitSalt = 0x53504c4954000001ull;  // "SPLIT": valid/train is a function of the text
 constexpr size_t kBatchBytes = 1 << 20;
 constexpr size_t kBatchDocs = 4096;
+constexpr const char* kDamagedProgressHint =
+    "the checkpoint of the interrupted run is damaged; pass --overwrite to start over";
 
 enum Split { kTrain = 0, kValid = 1 };
 const char* split_name(int s) { return s == kTrain ? "train" : "valid"; }
@@ -162,29 +166,36 @@ nlohmann::json packer_state_json(const Packer::State& s) {
             {"added_special_tokens", st.added_special_tokens}}}};
 }
 
-Packer::State packer_state_from(const nlohmann::json& j) {
+Packer::State packer_state_from(const JsonFields& j) {
   Packer::State s;
-  s.carry = j.at("carry").get<std::vector<uint32_t>>();
-  s.group_count = j.at("group_count").get<uint64_t>();
-  const auto& st = j.at("stats");
-  s.stats.documents = st.at("documents");
-  s.stats.input_tokens = st.at("input_tokens");
-  s.stats.rows = st.at("rows");
-  s.stats.tokens = st.at("tokens");
-  s.stats.dropped_tokens = st.at("dropped_tokens");
-  s.stats.pad_tokens = st.at("pad_tokens");
-  s.stats.added_special_tokens = st.at("added_special_tokens");
+  s.carry = j.u32_array("carry");
+  s.group_count = j.u64("group_count");
+  const JsonFields st = j.object("stats");
+  s.stats.documents = st.u64("documents");
+  s.stats.input_tokens = st.u64("input_tokens");
+  s.stats.rows = st.u64("rows");
+  s.stats.tokens = st.u64("tokens");
+  s.stats.dropped_tokens = st.u64("dropped_tokens");
+  s.stats.pad_tokens = st.u64("pad_tokens");
+  s.stats.added_special_tokens = st.u64("added_special_tokens");
   return s;
 }
 
-// Refuses to write over something that is not ours to replace; clears our own files on --overwrite.
-void prepare_output_dir(const PrepareOptions& o) {
+void check_output_is_directory(const PrepareOptions& o) {
   std::error_code ec;
   if (fs::exists(o.out, ec) && !fs::is_directory(o.out, ec)) {
     throw BadInput("output " + o.out + " exists and is not a directory", "choose another --out");
   }
-  fs::create_directories(o.out, ec);
-  if (ec) throw BadInput("cannot create output directory " + o.out + ": " + ec.message());
+}
+
+// Refuses to write over something that is not ours to replace; clears our own files on --overwrite.
+// The directory exists (DirLock::inside created it).
+void prepare_output_dir(const PrepareOptions& o) {
+  // Half-written files of a run that was killed (their names are temporary ones): no run is writing
+  // them now, this one holds the directory's lock.
+  for (const auto& e : fs::directory_iterator(o.out)) {
+    if (is_temp_name(e.path().filename().string())) fs::remove_all(e.path());
+  }
   bool has_manifest = fs::exists(o.out + "/" + io::kManifestName);
   bool has_progress = fs::exists(o.out + "/" + kProgressName);
   if (o.overwrite) {
@@ -255,21 +266,28 @@ class DatasetWriter {
 
   const std::string& progress_path() const { return progress_path_; }
 
-  // Restores the state of the checkpoint; returns the number of documents it covers.
+  // Restores the state of the checkpoint; returns the number of documents it covers. Every field is
+  // checked: a damaged checkpoint is an error naming the file and the field.
   uint64_t resume() {
-    nlohmann::json p = nlohmann::json::parse(read_file(progress_path_));
-    if (p.at("config") != config_) {
+    const nlohmann::json p = read_json_file(progress_path_, kDamagedProgressHint);
+    const JsonFields root(p, progress_path_, "", kDamagedProgressHint);
+    if (root.any("config") != config_) {
       throw BadInput(progress_path_ + " was written with different inputs or options",
                      "resume with exactly the same command, or pass --overwrite to start over");
     }
-    docs_done_ = p.at("documents_done");
-    for (int s : {kTrain, kValid}) {
-      const nlohmann::json& split = p.at("splits").at(split_name(s));
-      outputs_[s].packer.restore(packer_state_from(split.at("packer")));
-      outputs_[s].shards = io::shards_from_json(split.at("shards"), progress_path_,
-                                                std::string("splits.") + split_name(s) + ".shards");
+    docs_done_ = root.u64("documents_done");
+    std::vector<uint64_t> source_tokens = root.u64_array("source_tokens");
+    if (source_tokens.size() != source_tokens_.size()) {
+      root.fail("source_tokens", "has " + std::to_string(source_tokens.size()) + " entries for " +
+                                     std::to_string(source_tokens_.size()) + " inputs");
     }
-    source_tokens_ = p.at("source_tokens").get<std::vector<uint64_t>>();
+    const JsonFields splits = root.object("splits");
+    for (int s : {kTrain, kValid}) {
+      const JsonFields split = splits.object(split_name(s));
+      outputs_[s].packer.restore(packer_state_from(split.object("packer")));
+      outputs_[s].shards = io::shards_from_json(split.array("shards"), progress_path_, split.name("shards"));
+    }
+    source_tokens_ = std::move(source_tokens);
     documents_written_ = docs_done_;
     return docs_done_;
   }
@@ -495,12 +513,15 @@ PrepareResult prepare_dataset(const PrepareOptions& opt_in,
   // After shard_rows is resolved: the checkpoint and the manifest record the value used.
   nlohmann::json config = o.content_config();
   config["tokenizer_vocab_sha256"] = vocab_sha;
+  text::CorpusReader reader(o.corpus);  // the inputs exist, before anything is created
+  // One prepare per output directory at a time: a second one fails here, before touching anything.
+  check_output_is_directory(o);
+  const DirLock lock = DirLock::inside(o.out);
   prepare_output_dir(o);
 
   DatasetWriter out(o, packer_options(o, tok.special_ids()), bytes_per_id, config);
   PrepareResult result;
   if (o.resume && fs::exists(out.progress_path())) result.resumed_from_documents = out.resume();
-  text::CorpusReader reader(o.corpus);
   run_pipeline(o, tok, reader, out, result.resumed_from_documents, progress);
   out.finish();
 

@@ -77,10 +77,14 @@ std::string ShardWriter::write(const std::string& path) {
 }
 
 ShardReader::ShardReader(const std::string& path) : path_(path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in the shard's place must not block the open (it is refused below).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw BadInput("cannot open shard " + path + ": " + std::strerror(errno), "is the dataset complete?");
   struct stat st {};
-  ::fstat(fd, &st);
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw BadInput("shard " + path + " is not a regular file", "re-run bertpt prepare");
+  }
   map_size_ = size_t(st.st_size);
   if (map_size_ < kShardHeaderBytes) {
     ::close(fd);
@@ -106,9 +110,20 @@ ShardReader::ShardReader(const std::string& path) : path_(path) {
   if (header_.bytes_per_id != 2 && header_.bytes_per_id != 4)
     fail("bad id width " + std::to_string(header_.bytes_per_id));
   if (header_.seq_len == 0) fail("seq_len is 0");
-  uint64_t expect = kShardHeaderBytes + header_.rows * header_.seq_len * header_.bytes_per_id;
+  // Overflow-checked: a header claiming, say, 2^57 rows must not wrap around to the file's size.
+  uint64_t row_bytes = 0, id_bytes = 0, expect = 0;
+  if (__builtin_mul_overflow(uint64_t(header_.seq_len), uint64_t(header_.bytes_per_id), &row_bytes) ||
+      __builtin_mul_overflow(header_.rows, row_bytes, &id_bytes) ||
+      __builtin_add_overflow(id_bytes, uint64_t(kShardHeaderBytes), &expect)) {
+    fail("the header claims " + std::to_string(header_.rows) + " rows of " + std::to_string(header_.seq_len) +
+         " ids, more bytes than any file holds (" + std::to_string(map_size_) + " bytes here)");
+  }
   if (expect != map_size_) {
     fail("size is " + std::to_string(map_size_) + " bytes but the header promises " + std::to_string(expect));
+  }
+  if (header_.real_tokens > header_.rows * header_.seq_len) {
+    fail("the header counts " + std::to_string(header_.real_tokens) + " real tokens in " +
+         std::to_string(header_.rows) + " rows of " + std::to_string(header_.seq_len));
   }
   ::madvise(const_cast<unsigned char*>(map_), map_size_, MADV_RANDOM);
 }

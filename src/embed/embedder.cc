@@ -139,7 +139,7 @@ const EmbedSettings& Embedder::settings() const { return impl_->settings; }
 std::vector<uint32_t> Embedder::Impl::encode(const std::string& text) const {
   const size_t budget = size_t(settings.max_seq_len) - tok->num_special_tokens_to_add(false);
   std::vector<uint32_t> raw, ids;
-  tok->encode_with_limit(text, raw, budget);
+  tok->encode(text, raw, /*add_special_tokens=*/false);
   if (raw.size() > budget) raw.resize(budget);
   tok->post_process(raw, nullptr, ids, nullptr);
   return ids;

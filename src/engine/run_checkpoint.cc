@@ -74,7 +74,7 @@ bool has_any_checkpoint(const std::string& run_dir) {
 
 std::string save_checkpoint(const std::string& run_dir, int64_t step, const torch::nn::Module& model,
                             const model::BertConfig& config, const AdamW& optimizer, nlohmann::json state,
-                            const std::string& tokenizer_dir) {
+                            const std::string& tokenizer_dir, const std::string& model_card) {
   const fs::path final_dir = fs::path(run_dir) / checkpoint_name(step);
   // Dot names: list_checkpoints and HF tooling never mistake them for a checkpoint.
   const std::string pid = std::to_string(::getpid());
@@ -85,6 +85,7 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const torc
     // The tokenizer next to the weights: pipeline("fill-mask", model=dir) needs both.
     model::copy_tokenizer_files(tokenizer_dir, dir);
     write_optimizer_state((fs::path(dir) / "optimizer.safetensors").string(), optimizer);
+    if (!model_card.empty()) write_file_atomic((fs::path(dir) / "README.md").string(), model_card);
     state["format"] = kTrainerStateFormat;
     state["format_version"] = kTrainerStateVersion;
     state["step"] = step;

@@ -34,10 +34,11 @@ bool has_any_checkpoint(const std::string& run_dir);
 
 // Writes RUN/checkpoint-STEP atomically: `model`'s weights (fp32) with `config` (its architectures
 // name the task's model class), the optimizer state, `trainer_state` completed with the format
-// fields, and the tokenizer files of `tokenizer_dir`. Returns the checkpoint path.
+// fields, the tokenizer files of `tokenizer_dir`, and `model_card` as README.md (when given).
+// Returns the checkpoint path.
 std::string save_checkpoint(const std::string& run_dir, int64_t step, const torch::nn::Module& model,
                             const model::BertConfig& config, const AdamW& optimizer, nlohmann::json trainer_state,
-                            const std::string& tokenizer_dir);
+                            const std::string& tokenizer_dir, const std::string& model_card = {});
 
 // Deletes every checkpoint-* directory of `run_dir`, complete or not (a run started afresh, or one
 // that finished and needs none).

@@ -2,10 +2,10 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <limits>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/json_fields.h"
 
 namespace bertpt::io {
 
@@ -14,81 +14,13 @@ namespace {
 constexpr const char* kDamagedHint =
     "the manifest is damaged or was not written by bertpt prepare; re-run bertpt prepare";
 
-// The JSON type of `j` in words, for "is a string, expected an unsigned integer".
-std::string type_in_words(const nlohmann::json& j) {
-  if (j.is_number_integer()) return "an integer";
-  if (j.is_number_float()) return "a floating-point number";
-  if (j.is_string()) return "a string";
-  if (j.is_boolean()) return "a boolean";
-  if (j.is_array()) return "an array";
-  if (j.is_object()) return "an object";
-  return "null";
+// The fields of one object of the manifest; errors name the file and the field by its path from the
+// root ("splits.train.shards[0].rows").
+using ObjectReader = JsonFields;
+
+JsonFields fields_of(const nlohmann::json& object, const std::string& path, std::string prefix) {
+  return JsonFields(object, path, std::move(prefix), kDamagedHint);
 }
-
-// Reads the fields of one JSON object inside the manifest. Errors name the file and the field by
-// its path from the root ("splits.train.shards[0].rows").
-class ObjectReader {
- public:
-  ObjectReader(const nlohmann::json& object, const std::string& file, std::string prefix)
-      : object_(object), file_(file), prefix_(std::move(prefix)) {
-    if (!object_.is_object()) {
-      std::string what = prefix_.empty() ? "the top level" : "field \"" + prefix_ + "\"";
-      throw BadInput(file_ + ": " + what + " is " + type_in_words(object_) + ", expected an object", kDamagedHint);
-    }
-  }
-
-  std::string str(const char* key) const {
-    return typed(key, &nlohmann::json::is_string, "a string").get<std::string>();
-  }
-  bool boolean(const char* key) const { return typed(key, &nlohmann::json::is_boolean, "a boolean").get<bool>(); }
-  double number(const char* key) const { return typed(key, &nlohmann::json::is_number, "a number").get<double>(); }
-  int64_t i64(const char* key) const {
-    const nlohmann::json& v = typed(key, &nlohmann::json::is_number_integer, "an integer");
-    if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
-      fail(key, "is " + v.dump() + ", out of range");
-    }
-    return v.get<int64_t>();
-  }
-  uint64_t u64(const char* key) const {
-    const nlohmann::json& v = typed(key, &nlohmann::json::is_number_integer, "an unsigned integer");
-    if (!v.is_number_unsigned() && v.get<int64_t>() < 0) fail(key, "is " + v.dump() + ", expected an unsigned integer");
-    return v.get<uint64_t>();
-  }
-  uint32_t u32(const char* key) const {
-    uint64_t v = u64(key);
-    if (v > std::numeric_limits<uint32_t>::max()) fail(key, "is " + std::to_string(v) + ", out of range");
-    return uint32_t(v);
-  }
-  ObjectReader object(const char* key) const { return ObjectReader(field(key), file_, name(key)); }
-  const nlohmann::json& array(const char* key) const { return typed(key, &nlohmann::json::is_array, "an array"); }
-  const nlohmann::json& any_object(const char* key) const {
-    return typed(key, &nlohmann::json::is_object, "an object");
-  }
-  bool has(const char* key) const { return object_.contains(key); }
-  // The field's path from the root.
-  std::string name(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
-
-  [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
-    throw BadInput(file_ + ": field \"" + name(key) + "\" " + problem, kDamagedHint);
-  }
-
- private:
-  const nlohmann::json& field(const char* key) const {
-    auto it = object_.find(key);
-    if (it == object_.end()) fail(key, "is missing");
-    return *it;
-  }
-  const nlohmann::json& typed(const char* key, bool (nlohmann::json::*is_type)() const noexcept,
-                              const char* expected) const {
-    const nlohmann::json& v = field(key);
-    if (!(v.*is_type)()) fail(key, "is " + type_in_words(v) + ", expected " + expected);
-    return v;
-  }
-
-  const nlohmann::json& object_;
-  const std::string& file_;
-  std::string prefix_;
-};
 
 // The format is checked before any other field, so that a manifest of another format or version
 // is reported as such and not as a missing field.
@@ -134,7 +66,7 @@ std::vector<ManifestSource> read_sources(const ObjectReader& root, const std::st
   if (!root.has("sources")) return sources;
   const nlohmann::json& list = root.array("sources");
   for (size_t i = 0; i < list.size(); ++i) {
-    ObjectReader r(list[i], path, "sources[" + std::to_string(i) + "]");
+    ObjectReader r = fields_of(list[i], path, "sources[" + std::to_string(i) + "]");
     ManifestSource s;
     s.name = r.str("name");
     s.documents = r.u64("documents");
@@ -203,7 +135,7 @@ nlohmann::json Manifest::to_json() const {
 }
 
 Manifest Manifest::from_json(const nlohmann::json& j, const std::string& path) {
-  ObjectReader root(j, path, "");
+  ObjectReader root = fields_of(j, path, "");
   check_format(root, path);
   Manifest m;
   m.format = root.str("format");
@@ -213,6 +145,8 @@ Manifest Manifest::from_json(const nlohmann::json& j, const std::string& path) {
   m.seq_len = root.u32("seq_len");
   m.vocab_size = root.u64("vocab_size");
   m.dtype = root.str("dtype");
+  if (m.dtype != "uint16" && m.dtype != "uint32")
+    root.fail("dtype", "is \"" + m.dtype + "\", expected \"uint16\" or \"uint32\"");
   m.packing = root.str("packing");
   m.keep_remainder = root.boolean("keep_remainder");
   m.valid_fraction = root.number("valid_fraction");
@@ -257,12 +191,18 @@ nlohmann::json shards_to_json(const std::vector<ManifestShard>& shards) {
 std::vector<ManifestShard> shards_from_json(const nlohmann::json& j, const std::string& path,
                                             const std::string& field) {
   if (!j.is_array()) {
-    throw BadInput(path + ": field \"" + field + "\" is " + type_in_words(j) + ", expected an array", kDamagedHint);
+    throw BadInput(path + ": field \"" + field + "\" is " + json_type_in_words(j) + ", expected an array",
+                   kDamagedHint);
   }
   std::vector<ManifestShard> shards;
   for (size_t i = 0; i < j.size(); ++i) {
-    ObjectReader r(j[i], path, field + "[" + std::to_string(i) + "]");
-    shards.push_back({r.str("file"), r.u64("rows"), r.str("sha256")});
+    ObjectReader r = fields_of(j[i], path, field + "[" + std::to_string(i) + "]");
+    ManifestShard s{r.str("file"), r.u64("rows"), r.str("sha256")};
+    // A shard lies in the dataset directory itself: a path would read (or, resuming, write) elsewhere.
+    if (s.file.empty() || s.file == "." || s.file == ".." || s.file.find('/') != std::string::npos) {
+      r.fail("file", "is \"" + s.file + "\", expected the name of a file in the dataset directory");
+    }
+    shards.push_back(std::move(s));
   }
   return shards;
 }

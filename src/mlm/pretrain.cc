@@ -25,8 +25,10 @@
 #include "engine/device.h"
 #include "engine/failures.h"
 #include "engine/lr_schedule.h"
+#include "engine/model_card.h"
 #include "engine/precision.h"
 #include "engine/run_checkpoint.h"
+#include "engine/run_log.h"
 #include "engine/step_runner.h"
 #include "mlm/batch_loader.h"
 #include "mlm/evaluate.h"
@@ -244,6 +246,7 @@ class Pretraining {
   void evaluate();
   void save();
   nlohmann::json trainer_state() const;
+  std::string model_card() const;
   void log(const nlohmann::json& record);
   void message(const std::string& m) const {
     if (main_ && hooks_.on_message) hooks_.on_message(m);
@@ -267,7 +270,7 @@ class Pretraining {
   std::unique_ptr<engine::StepRunner> runner_;
   std::unique_ptr<BatchLoader> loader_;
   engine::BatchDump dump_;  // --dump-batches
-  std::unique_ptr<JsonlLog> metrics_;
+  std::unique_ptr<engine::RunLog> metrics_;
   engine::LrSchedule schedule_;
   EvalOptions eval_options_;
   std::string resume_dir_;
@@ -375,7 +378,14 @@ void Pretraining::open_run_directory() {
     engine::truncate_metrics(metrics_path, step_);
   }
   coll_.barrier();
-  metrics_ = std::make_unique<JsonlLog>(metrics_path, main_);
+  engine::RunLogOptions lo;
+  lo.run_dir = o_.output_dir;
+  lo.enabled = main_;
+  lo.report_to = o_.report_to;
+  lo.start_step = step_;
+  lo.hyperparameters = o_.to_json();
+  lo.model_config = nlohmann::json::parse(model_->config().to_json());
+  metrics_ = std::make_unique<engine::RunLog>(lo);
 }
 
 void Pretraining::make_batches() {
@@ -432,7 +442,12 @@ TrainResult Pretraining::run() {
   }
   if (!result_.interrupted && step_ >= o_.max_steps) {
     if (last_saved_step_ != step_) save();
-    if (result_.start_step < step_) evaluate();
+    if (result_.start_step < step_) {
+      evaluate();
+      // The final checkpoint was saved before this evaluation: its card gains the held-out results.
+      if (main_ && !last_saved_.empty())
+        write_file_atomic((fs::path(last_saved_) / "README.md").string(), model_card());
+    }
   }
   result_.final_step = step_;
   result_.skipped_steps = runner_->skipped_steps();
@@ -575,6 +590,66 @@ nlohmann::json Pretraining::trainer_state() const {
   return s;
 }
 
+// The card of a checkpoint at the current step (engine/model_card.h), from the run's options, dataset
+// manifest, counters and last logged metrics.
+std::string Pretraining::model_card() const {
+  engine::ModelCard card;
+  card.title = o_.model + " pre-trained with bertpt (masked language modelling)";
+  card.summary = "A BERT masked language model trained from scratch by bertpt (" + std::string(BERTPT_VERSION) +
+                 ") on the dataset below, in the recipe of the Hugging Face guide \"Pre-training BERT with Hugging "
+                 "Face Transformers\". It loads with `AutoModelForMaskedLM.from_pretrained(PATH)`.";
+  card.pipeline_tag = "fill-mask";
+  card.tags = {"bert", "fill-mask", "bertpt"};
+  card.config = model_->config();
+  card.config.architectures = {"BertForMaskedLM"};
+  card.parameters = model::count_parameters(*model_);
+  const io::Manifest& m = dataset_->manifest();
+  std::string sources;
+  for (const auto& src : m.sources) sources += (sources.empty() ? "" : ", ") + src.name;
+  card.data = {{"dataset", o_.data + (sources.empty() ? "" : " (from " + sources + ")")},
+               {"training sequences", engine::card_count(double(m.train.sequences)) + " × " +
+                                          std::to_string(m.seq_len) + " tokens (" + m.packing + " packing)"},
+               {"training tokens", engine::card_count(double(m.train.tokens))},
+               {"documents", engine::card_count(double(m.train.documents))},
+               {"tokenizer", "WordPiece, " + engine::card_count(double(m.vocab_size)) + " tokens, vocab sha256 " +
+                                 m.tokenizer.vocab_sha256.substr(0, 12)}};
+  if (m.valid.sequences > 0) card.data.push_back({"held-out sequences", engine::card_count(double(m.valid.sequences))});
+  const double seen = double(step_) * double(global_batch_);
+  card.training = {
+      {"steps", engine::card_count(double(step_)) + " of " + engine::card_count(double(o_.max_steps))},
+      {"global batch", std::to_string(global_batch_) + " sequences (" + std::to_string(o_.per_device_batch_size) +
+                           " per device × " + std::to_string(o_.grad_accum) + " accumulation × " +
+                           std::to_string(world_) + " ranks)"},
+      {"sequences / tokens seen", engine::card_count(seen) + " / " + engine::card_count(seen * double(m.seq_len))},
+      {"epochs", std::to_string(m.train.sequences ? seen / double(m.train.sequences) : 0.0)},
+      {"optimizer", "AdamW, peak lr " + std::to_string(o_.learning_rate) + ", " + o_.lr_scheduler + " schedule, " +
+                        std::to_string(o_.warmup_steps) + " warmup steps, weight decay " +
+                        std::to_string(o_.weight_decay)},
+      {"masking", std::to_string(o_.mlm_probability) + " of tokens (80% [MASK], 10% random, 10% kept)"},
+      {"precision / device", o_.precision + " / " + device_.str() + " × " + std::to_string(world_)},
+      {"training time", engine::card_duration(elapsed_)},
+      {"software", std::string("bertpt ") + BERTPT_VERSION + ", LibTorch " + torch_compat::torch_version()}};
+  if (price_ > 0) card.training.push_back({"cost", engine::card_dollars(cost_so_far())});
+  auto number = [](const nlohmann::json& j, const char* k) {
+    return j.is_object() && j.contains(k) && j[k].is_number();
+  };
+  if (number(result_.last_log, "loss")) {
+    card.results.push_back({"training loss (step " + std::to_string(result_.last_log.value("step", int64_t(0))) + ")",
+                            std::to_string(result_.last_log["loss"].get<double>())});
+  }
+  if (number(result_.last_eval, "eval_loss")) {
+    const nlohmann::json& e = result_.last_eval;
+    card.results.push_back({"held-out MLM loss / perplexity (step " + std::to_string(e.value("step", int64_t(0))) + ")",
+                            std::to_string(e["eval_loss"].get<double>()) + " / " +
+                                std::to_string(std::exp(e["eval_loss"].get<double>()))});
+    if (number(e, "eval_accuracy")) {
+      card.results.push_back({"held-out MLM accuracy", std::to_string(e["eval_accuracy"].get<double>())});
+    }
+  }
+  card.example_input = "The capital of France is [MASK].";
+  return engine::render_model_card(card);
+}
+
 void Pretraining::save() {
   if (step_ == last_saved_step_) return;
   runner_->settle(step_);  // the checkpoint records the skipped-step counters and the optimizer's step count
@@ -582,7 +657,7 @@ void Pretraining::save() {
     model::BertConfig config = model_->config();
     config.architectures = {"BertForMaskedLM"};
     last_saved_ = engine::save_checkpoint(o_.output_dir, step_, *model_, config, *optimizer_, trainer_state(),
-                                          dataset_->tokenizer_dir());
+                                          dataset_->tokenizer_dir(), model_card());
     engine::prune_checkpoints(o_.output_dir, o_.save_total_limit, last_saved_);
     message("saved " + last_saved_);
   }

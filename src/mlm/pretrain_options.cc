@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "engine/precision.h"
+#include "engine/run_log.h"
 
 namespace bertpt::mlm {
 
@@ -98,6 +99,7 @@ void PretrainOptions::validate() const {
   need(max_nan_steps > 0, flag_of("max_nan_steps"), "must be > 0");
   need(price_per_hour >= 0, flag_of("price_per_hour"), "must be >= 0");
   need(peak_tflops >= 0, flag_of("peak_tflops"), "must be >= 0");
+  engine::validate_report_to(report_to);
   if (!init_from.empty() && !resume.empty() && resume != "auto") {
     throw BadInput("--init-from and --resume both given",
                    "--resume continues a run (weights included); --init-from starts a new one");

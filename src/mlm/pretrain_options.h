@@ -43,15 +43,16 @@ struct PretrainOptions {
 
   // ---- logging, evaluation, saving
   int64_t logging_steps = 100;
-  int64_t eval_steps = 0;        // 0: evaluate only at the end (when DATA has a valid split)
-  int64_t eval_max_batches = 0;  // 0: the whole valid split
-  int64_t save_steps = 5000;     // 0: save only at the end
-  int64_t save_total_limit = 2;  // 0: keep all
-  int64_t max_nan_steps = 10;    // consecutive non-finite steps before giving up
-  double price_per_hour = 0;     // $ per hour of this machine: cost so far and projected
-  std::string instance;          // or: an instance of the price table (configs/prices.json)
-  double peak_tflops = 0;        // override the peak used for MFU (0: measured / known table)
-  std::string dump_batches;      // write every micro-batch as .npy under this dir (engine/batch_dump.h)
+  int64_t eval_steps = 0;                 // 0: evaluate only at the end (when DATA has a valid split)
+  int64_t eval_max_batches = 0;           // 0: the whole valid split
+  int64_t save_steps = 5000;              // 0: save only at the end
+  int64_t save_total_limit = 2;           // 0: keep all
+  int64_t max_nan_steps = 10;             // consecutive non-finite steps before giving up
+  double price_per_hour = 0;              // $ per hour of this machine: cost so far and projected
+  std::string instance;                   // or: an instance of the price table (configs/prices.json)
+  double peak_tflops = 0;                 // override the peak used for MFU (0: measured / known table)
+  std::string dump_batches;               // write every micro-batch as .npy under this dir (engine/batch_dump.h)
+  std::string report_to = "tensorboard";  // or "none": TensorBoard event files in RUN/runs (engine/run_log.h)
 
   nlohmann::json to_json() const;
   // Sets the options named in `j` (keys as to_json(), dashes accepted for underscores); unknown keys
@@ -104,6 +105,9 @@ void visit_pretrain_options(Options& o, F&& f) {
   f("price_per_hour", o.price_per_hour, "Price of this machine per hour: show $ so far and projected");
   f("instance", o.instance, "Or: an instance name of the price table (configs/prices.json)");
   f("peak_tflops", o.peak_tflops, "Peak TFLOP/s for MFU (0: measured GEMM rate on CPU, known peak on GPU)");
+  f("report_to", o.report_to,
+    "tensorboard: also write the metrics as TensorBoard event files in RUN/runs (the Trainer's logging_dir); "
+    "none: only metrics.jsonl");
   f("dump_batches", o.dump_batches,
     "Write every micro-batch (masked input_ids, attention_mask, labels) as NumPy .npy files under this "
     "directory: DIR/step-00000001/rank-0/micro-0/NAME.npy");

@@ -221,12 +221,14 @@ BertForMaskedLMImpl::BertForMaskedLMImpl(const BertConfig& config, bool init_wei
   auto t = group(*predictions, "transform");
   transform = add_linear(*t, "dense", config.hidden_size, config.hidden_size);
   transform_norm = add_layer_norm(*t, "LayerNorm", config.hidden_size);
-  decoder_bias = predictions->register_parameter("bias", at::empty({config.vocab_size}));
   if (config.tie_word_embeddings) {
+    decoder_bias = predictions->register_parameter("bias", at::empty({config.vocab_size}));
     bert->embeddings->sparse_word_gradient = true;  // the tied decoder supplies the dense gradient
   } else {
-    decoder_weight = group(*predictions, "decoder")
-                         ->register_parameter("weight", at::empty({config.vocab_size, config.hidden_size}));
+    // transformers 5 unties the bias with the weight: the decoder's own Linear bias is the one used.
+    auto decoder = group(*predictions, "decoder");
+    decoder_weight = decoder->register_parameter("weight", at::empty({config.vocab_size, config.hidden_size}));
+    decoder_bias = decoder->register_parameter("bias", at::empty({config.vocab_size}));
   }
   if (init_weights) init_bert_weights(*this, config);
 }

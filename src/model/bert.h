@@ -167,7 +167,7 @@ class BertForMaskedLMImpl : public torch::nn::Module {
   BertModel bert{nullptr};
   LinearParams transform;          // [H, H] ("cls.predictions.transform.dense")
   LayerNormParams transform_norm;  // "cls.predictions.transform.LayerNorm"
-  at::Tensor decoder_bias;         // [V] ("cls.predictions.bias")
+  at::Tensor decoder_bias;         // [V] ("cls.predictions.bias"; "cls.predictions.decoder.bias" when untied)
   at::Tensor decoder_weight;       // [V, H] ("cls.predictions.decoder.weight") when the config unties it;
                                    // undefined when tied to bert.embeddings.word_embeddings (the default)
 

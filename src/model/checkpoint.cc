@@ -96,6 +96,7 @@ std::vector<std::string> candidate_keys(const std::string& name) {
   }
   if (name == kWordEmbeddings) keys.push_back(kDecoderWeight);
   if (name == kMlmBias) keys.push_back(kDecoderBias);
+  if (name == kDecoderBias) keys.push_back(kMlmBias);  // an untied model from a file with the one bias
   return keys;
 }
 
@@ -124,6 +125,9 @@ void save_safetensors(const torch::nn::Module& module, const std::string& path, 
     at::Tensor cpu = p.detach().to(c10::kCPU, dtype).contiguous();
     std::vector<int64_t> shape(cpu.sizes().begin(), cpu.sizes().end());
     writer.add(item.key(), to_io_dtype(dtype), shape, cpu.data_ptr(), cpu.nbytes());
+    // An untied decoder's bias is "cls.predictions.decoder.bias"; transformers 4 reads the head's
+    // bias from "cls.predictions.bias": write it under both names.
+    if (item.key() == kDecoderBias) writer.add(kMlmBias, to_io_dtype(dtype), shape, cpu.data_ptr(), cpu.nbytes());
   }
   writer.write(path);
 }
@@ -170,10 +174,11 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
     if (used.count(t.name)) continue;
     if (ends_with(t.name, "embeddings.position_ids")) continue;  // an old buffer, not a weight
     if (t.name == kDecoderWeight && loaded(kWordEmbeddings)) {
-      check_decoder_is_tied(file, path);
+      if (loaded(kMlmBias)) check_decoder_is_tied(file, path);  // a tied MLM model (a classifier has no decoder)
       continue;
     }
     if (t.name == kDecoderBias && loaded(kMlmBias)) continue;
+    if (t.name == kMlmBias && loaded(kDecoderBias)) continue;
     report.unexpected.push_back(t.name);
   }
   if (!report.missing.empty() && !allow_missing) {
@@ -211,7 +216,7 @@ void copy_tokenizer_files(const std::string& tokenizer_dir, const std::string& d
 }
 
 void save_pretrained(const std::string& dir, const torch::nn::Module& model, const BertConfig& config,
-                     c10::ScalarType dtype, const std::string& tokenizer_dir) {
+                     c10::ScalarType dtype, const std::string& tokenizer_dir, const std::string& model_card) {
   fs::path target = fs::path(dir);
   if (target.has_filename() == false) target = target.parent_path();  // "out/" -> "out"
   const std::string pid = std::to_string(::getpid());
@@ -220,6 +225,7 @@ void save_pretrained(const std::string& dir, const torch::nn::Module& model, con
       [&](const std::string& tmp) {
         write_model_files(tmp, model, config, dtype);
         if (!tokenizer_dir.empty()) copy_tokenizer_files(tokenizer_dir, tmp);
+        if (!model_card.empty()) write_file_atomic((fs::path(tmp) / "README.md").string(), model_card);
       },
       "check free disk space");
 }

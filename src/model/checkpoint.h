@@ -53,9 +53,10 @@ void copy_tokenizer_files(const std::string& tokenizer_dir, const std::string& d
 
 // A complete checkpoint directory, atomically: written to DIR.tmp.<pid>, fsynced, renamed to DIR
 // (an existing DIR is replaced only after the new one is complete). With `tokenizer_dir`, its files
-// are copied in too.
+// are copied in too; with `model_card`, it is written as README.md.
 void save_pretrained(const std::string& dir, const torch::nn::Module& model, const BertConfig& config,
-                     c10::ScalarType dtype = c10::kFloat, const std::string& tokenizer_dir = "");
+                     c10::ScalarType dtype = c10::kFloat, const std::string& tokenizer_dir = "",
+                     const std::string& model_card = "");
 void save_pretrained(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype = c10::kFloat);
 
 // The weights file of a checkpoint directory (DIR/model.safetensors), with clear errors for a

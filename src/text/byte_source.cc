@@ -3,6 +3,7 @@
 #include <bzlib.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -39,13 +40,29 @@ namespace {
 
 constexpr size_t kInputChunk = 1 << 18;
 
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "a socket or other special file";
+}
+
 // Unbuffered reads of the file itself; decoders pull compressed chunks from it.
 class RawFile {
  public:
   explicit RawFile(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK so that opening a FIFO does not wait for a writer: it is refused below. Regular
+    // files ignore the flag.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0) {
       throw BadInput("cannot open " + path + ": " + std::strerror(errno), "check the path and its permissions");
+    }
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd_);
+      fd_ = -1;
+      throw BadInput(path + " is " + kind_of(st.st_mode) + ", not a regular file",
+                     "give a regular file (or - for standard input, where the command takes it)");
     }
 #ifdef POSIX_FADV_SEQUENTIAL
     ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);

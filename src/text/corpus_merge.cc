@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "common/atomic_file.h"
+#include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/hash.h"
 #include "common/hash_set64.h"
@@ -137,6 +139,51 @@ size_t bucket_count(uint64_t disk_bytes, size_t bucket_bytes) {
   return count;
 }
 
+void check_stop(const MergeOptions& options) {
+  if (options.stop_requested && options.stop_requested()) throw MergeStopped();
+}
+
+// Whether `name` is "NAME.buckets.PID", a bucket directory of a merge into NAME.
+bool is_bucket_dir_name(const std::string& name, const std::string& out_name) {
+  const std::string prefix = out_name + ".buckets.";
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return false;
+  return name.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
+}
+
+uint64_t bytes_under(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_directory(p, ec)) {
+    const uintmax_t n = fs::file_size(p, ec);
+    return ec ? 0 : n;
+  }
+  uint64_t total = 0;
+  for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  }
+  return total;
+}
+
+// What merges into the same output that were killed left beside it — bucket directories
+// (OUT.buckets.PID) and an unfinished output (OUT.tmp.PID.N) — is removed: with the output's lock
+// held, no other merge is writing them.
+void remove_leftovers(const std::string& out, MergeResult& result) {
+  const fs::path path(out);
+  const fs::path parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  const std::string name = path.filename().string();
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    const std::string entry = e.path().filename().string();
+    std::string target;
+    if (!is_bucket_dir_name(entry, name) && !(is_temp_name(entry, &target) && target == name)) continue;
+    const uint64_t bytes = bytes_under(e.path());
+    fs::remove_all(e.path(), ec);
+    if (ec) throw BadInput("cannot remove " + e.path().string() + ", left by an interrupted merge: " + ec.message());
+    result.leftovers_removed.push_back(e.path().string());
+    result.leftover_bytes_removed += bytes;
+  }
+}
+
 // Fails early when the output cannot be created: no path, or a parent directory that is missing.
 void check_output_path(const std::string& out) {
   if (out.empty()) throw BadInput("no output given", "pass --out merged.jsonl (or .jsonl.zst)");
@@ -222,6 +269,7 @@ void merge_documents(const MergeOptions& options, const SourceLimits& limits, Co
   Document doc;
   uint64_t docs_seen = 0;
   while (reader.next(doc)) {
+    check_stop(options);
     size_t s = doc.source_index;
     if (options.dedup && !seen.insert(hash64(doc.text))) {
       ++result.duplicates;
@@ -244,13 +292,17 @@ void merge_documents(const MergeOptions& options, const SourceLimits& limits, Co
 }
 
 // --shuffle: writes the spilled documents bucket by bucket, each in key order.
-void write_buckets(Buckets& buckets, const CorpusReader& reader, LineWriter& out, const MergeResult& result,
-                   const MergeProgress& progress) {
+void write_buckets(const MergeOptions& options, Buckets& buckets, const CorpusReader& reader, LineWriter& out,
+                   const MergeResult& result, const MergeProgress& progress) {
   std::string bytes;
   std::vector<Buckets::Record> records;
   for (size_t b = 0; b < buckets.count(); ++b) {
+    check_stop(options);
     buckets.load(b, bytes, records);
-    for (const auto& r : records) out.write(std::string_view(bytes.data() + r.offset, r.length), r.source);
+    for (const auto& r : records) {
+      check_stop(options);
+      out.write(std::string_view(bytes.data() + r.offset, r.length), r.source);
+    }
     if (progress) progress(reader.disk_bytes_total(), reader.disk_bytes_total(), result.written);
   }
 }
@@ -259,10 +311,12 @@ void write_buckets(Buckets& buckets, const CorpusReader& reader, LineWriter& out
 
 MergeResult merge_corpus(const MergeOptions& options, const MergeProgress& progress) {
   check_output_path(options.out);
+  const DirLock lock = DirLock::beside(options.out);  // a second merge into the same output fails here
+  MergeResult result;
+  remove_leftovers(options.out, result);
   CorpusReader reader(options.corpus);
   const SourceLimits limits(options);
 
-  MergeResult result;
   result.written_per_source.assign(options.corpus.inputs.size(), 0);
   auto sink = open_byte_sink(options.out, compression_for_path(options.out), options.compression_level);
   std::unique_ptr<Buckets> buckets;
@@ -273,7 +327,7 @@ MergeResult merge_corpus(const MergeOptions& options, const MergeProgress& progr
   }
   LineWriter out(*sink, options.corpus.inputs, result);
   merge_documents(options, limits, reader, out, buckets.get(), result, progress);
-  if (buckets) write_buckets(*buckets, reader, out, result, progress);
+  if (buckets) write_buckets(options, *buckets, reader, out, result, progress);
   if (result.written == 0) {
     throw BadInput("nothing to write: every document was dropped by --max-docs/--weight/--dedup",
                    "check the per-source limits and weights");

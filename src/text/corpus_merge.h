@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,15 @@ struct MergeOptions {
   std::vector<double> weight;                       // per source; copies per document (0.5 keeps about half, 2 doubles)
   size_t shuffle_memory_bytes = size_t(512) << 20;  // target size of one in-memory bucket
   int compression_level = -1;
+  // Asked often (every document, every record written); when it returns true the merge stops: its
+  // temporary files (the shuffle's buckets, the unfinished output) are removed and MergeStopped
+  // is thrown. The CLI sets it from SIGINT/SIGTERM.
+  std::function<bool()> stop_requested;
+};
+
+// What merge_corpus throws when stop_requested() said so, after removing its temporary files.
+struct MergeStopped : std::runtime_error {
+  MergeStopped() : std::runtime_error("corpus merge stopped") {}
 };
 
 struct MergeResult {
@@ -32,13 +42,20 @@ struct MergeResult {
   uint64_t duplicates = 0;
   uint64_t bytes_written = 0;  // uncompressed JSONL bytes
   uint64_t buckets = 0;        // shuffle buckets used (0 without --shuffle)
+  // Temporary files of earlier merges into the same output that were killed (bucket directories,
+  // an unfinished output), found and removed before this one started.
+  std::vector<std::string> leftovers_removed;
+  uint64_t leftover_bytes_removed = 0;
 };
 
 // Progress callback: (disk bytes read, disk bytes total, documents written so far).
 using MergeProgress = std::function<void(uint64_t, uint64_t, uint64_t)>;
 
 // Writes the merged corpus to options.out atomically. Throws BadInput on bad input; the output
-// file is never left behind incomplete.
+// file is never left behind incomplete, nor are the shuffle's bucket files (OUT.buckets.PID/),
+// whichever way the merge ends short of a kill — and those of a killed merge are removed by the next
+// one into the same output. One merge per output at a time: a second fails at once (DirLock beside
+// the output, PARENT/.NAME.bertpt.lock).
 MergeResult merge_corpus(const MergeOptions& options, const MergeProgress& progress = {});
 
 // Appends `s` (valid UTF-8) as a JSON string literal.

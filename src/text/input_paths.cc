@@ -1,12 +1,16 @@
 #include "text/input_paths.h"
 
 #include <glob.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <system_error>
+#include <utility>
 
 #include "common/error.h"
+#include "common/warning.h"
 
 namespace bertpt::text {
 
@@ -16,28 +20,117 @@ namespace {
 
 bool has_glob_chars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
-void add_file(const fs::path& p, std::vector<InputFile>& out) {
-  std::error_code ec;
-  uint64_t size = fs::file_size(p, ec);
-  out.push_back({p.string(), ec ? 0 : size});
+// A file or directory by identity, whatever the path (symlinks, hard links) that leads to it.
+struct FileId {
+  dev_t dev;
+  ino_t ino;
+  bool operator<(const FileId& o) const { return dev != o.dev ? dev < o.dev : ino < o.ino; }
+  bool operator==(const FileId& o) const { return dev == o.dev && ino == o.ino; }
+};
+
+const char* kind_of(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
 }
 
-void walk_directory(const fs::path& dir, std::vector<InputFile>& out) {
-  std::error_code ec;
-  std::vector<fs::path> found;
-  fs::recursive_directory_iterator it(dir, fs::directory_options::follow_directory_symlink, ec), end;
-  if (ec) throw BadInput("cannot read directory " + dir.string() + ": " + ec.message());
-  for (; it != end; it.increment(ec)) {
-    if (ec) throw BadInput("cannot read directory " + dir.string() + ": " + ec.message());
-    const std::string name = it->path().filename().string();
-    if (!name.empty() && name[0] == '.') {
-      if (it->is_directory(ec)) it.disable_recursion_pending();
-      continue;  // .git, editor swap files and the like are never corpus text
+// Reading a FIFO or a device would block forever or never end: only regular files are inputs.
+void refuse_unless_regular(const std::string& path, const struct stat& st) {
+  if (S_ISREG(st.st_mode)) return;
+  throw BadInput(std::string("input ") + path + " is " + kind_of(st.st_mode) + ", not a regular file",
+                 "give regular files or directories of them (save a stream to a file first)");
+}
+
+// The files under a directory, each once: symlinks are followed, but a directory already on the
+// way down (a symlink loop) is not entered again — one warning per loop — and a file or directory
+// reached by two paths is read by the first in sorted order only. Hidden entries are skipped;
+// entries that are neither files nor directories (FIFOs, sockets, devices, broken links) too.
+class DirectoryWalk {
+ public:
+  explicit DirectoryWalk(const fs::path& root) : root_(root) {}
+
+  std::vector<InputFile> files() {
+    struct stat st {};
+    if (::stat(root_.c_str(), &st) != 0) throw BadInput("cannot read directory " + root_.string());
+    walk(root_, FileId{st.st_dev, st.st_ino});
+    std::sort(found_.begin(), found_.end(), [](const Found& a, const Found& b) { return a.path < b.path; });
+    std::set<FileId> seen;
+    std::vector<InputFile> out;
+    for (const Found& f : found_) {
+      if (seen.insert(f.id).second) out.push_back({f.path.string(), f.size});
     }
-    if (it->is_regular_file(ec)) found.push_back(it->path());
+    return out;
   }
-  std::sort(found.begin(), found.end());
-  for (const auto& p : found) add_file(p, out);
+
+ private:
+  struct Found {
+    fs::path path;
+    FileId id;
+    uint64_t size;
+  };
+
+  // The entries of `dir`, sorted, hidden ones left out.
+  std::vector<fs::path> entries(const fs::path& dir) const {
+    std::error_code ec;
+    std::vector<fs::path> list;
+    fs::directory_iterator it(dir, ec), end;
+    if (ec) throw BadInput("cannot read directory " + dir.string() + ": " + ec.message());
+    for (; it != end; it.increment(ec)) {
+      if (ec) throw BadInput("cannot read directory " + dir.string() + ": " + ec.message());
+      const std::string name = it->path().filename().string();
+      if (!name.empty() && name[0] == '.') continue;  // .git, editor swap files and the like are never corpus text
+      list.push_back(it->path());
+    }
+    std::sort(list.begin(), list.end());
+    return list;
+  }
+
+  void walk(const fs::path& dir, FileId id) {
+    visited_.insert(id);
+    way_down_.push_back({id, dir});
+    for (const fs::path& p : entries(dir)) {
+      struct stat st {};
+      if (::stat(p.c_str(), &st) != 0) continue;  // a broken symlink
+      const FileId child{st.st_dev, st.st_ino};
+      if (S_ISREG(st.st_mode)) {
+        found_.push_back({p, child, uint64_t(st.st_size)});
+      } else if (S_ISDIR(st.st_mode)) {
+        enter(p, child);
+      }
+    }
+    way_down_.pop_back();
+  }
+
+  void enter(const fs::path& p, FileId id) {
+    for (const auto& [ancestor, path] : way_down_) {
+      if (ancestor == id) {
+        warn("input " + root_.string() + ": " + p.string() + " is a symlink loop back to " + path.string() +
+             "; not followed (each file is read once)");
+        return;
+      }
+    }
+    if (visited_.count(id)) return;  // reached before by another path: its files are in already
+    walk(p, id);
+  }
+
+  fs::path root_;
+  std::set<FileId> visited_;
+  std::vector<std::pair<FileId, fs::path>> way_down_;  // the directories from root_ to the current one
+  std::vector<Found> found_;
+};
+
+void add_file(const std::string& path, std::vector<InputFile>& out) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw BadInput("input " + path + " does not exist", "check the path");
+  refuse_unless_regular(path, st);
+  out.push_back({path, uint64_t(st.st_size)});
+}
+
+void add_directory(const std::string& dir, std::vector<InputFile>& out) {
+  std::vector<InputFile> files = DirectoryWalk(dir).files();
+  out.insert(out.end(), files.begin(), files.end());
 }
 
 }  // namespace
@@ -47,12 +140,12 @@ std::vector<InputFile> expand_input(const std::string& input) {
   std::error_code ec;
   fs::path path(input);
   if (fs::is_directory(path, ec)) {
-    walk_directory(path, out);
+    add_directory(input, out);
     if (out.empty()) throw BadInput("input directory " + input + " contains no files", "point --input at text files");
     return out;
   }
   if (fs::exists(path, ec)) {
-    add_file(path, out);
+    add_file(input, out);
     return out;
   }
   if (has_glob_chars(input)) {
@@ -64,7 +157,7 @@ std::vector<InputFile> expand_input(const std::string& input) {
       std::sort(matches.begin(), matches.end());
       for (const auto& m : matches) {
         if (fs::is_directory(m, ec)) {
-          walk_directory(m, out);
+          add_directory(m, out);
         } else {
           add_file(m, out);
         }

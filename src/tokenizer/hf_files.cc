@@ -6,6 +6,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/json_fields.h"
 #include "text/utf8.h"
 #include "tokenizer/unicode_tables.h"
 
@@ -256,10 +257,25 @@ void read_roles(const std::string& dir, BertSpecialTokens& roles) {
                                                          {"mask_token", &roles.mask}};
     for (const auto& [key, dest] : keys) {
       auto it = j.find(key);
-      if (it == j.end()) continue;
-      if (auto s = role_string(*it)) *dest = *s;
+      if (it == j.end() || it->is_null()) continue;
+      const std::optional<std::string> s = role_string(*it);
+      if (!s) {
+        throw BadInput(path + ": field \"" + key + "\" is " + json_type_in_words(*it) +
+                       ", expected a string or an object with a string \"content\"");
+      }
+      *dest = *s;
     }
   }
+}
+
+// A true/false setting of tokenizer_config.json; absent or null: unset.
+std::optional<bool> config_bool(const json& config, const char* key, const std::string& path) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return std::nullopt;
+  if (!it->is_boolean()) {
+    throw BadInput(path + ": field \"" + key + "\" is " + json_type_in_words(*it) + ", expected true or false");
+  }
+  return it->get<bool>();
 }
 
 bool is_ws_tail(std::string_view s, size_t& cut) {
@@ -275,6 +291,58 @@ bool is_ws_tail(std::string_view s, size_t& cut) {
     cut = start;
   }
   return cut != s.size();
+}
+
+// A token as vocab.txt holds it: readers drop a line's trailing whitespace (read_vocab_txt).
+std::string_view trimmed(std::string_view token) {
+  size_t cut;
+  is_ws_tail(token, cut);
+  return token.substr(0, cut);
+}
+
+std::string shown(std::string_view token) {
+  std::string s = nlohmann::json(std::string(token)).dump(-1, ' ', false, json::error_handler_t::replace);
+  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+// A vocab.txt beside the tokenizer.json that was loaded must list the same vocabulary — the model's
+// tokens in the order of their ids, as Hugging Face writes it — or the directory mixes two tokenizers
+// (a write that was interrupted, a file copied over another) and tools that read vocab.txt (the slow
+// BertTokenizer, a bare-vocab load) would encode differently.
+void check_vocab_txt_agrees(const Tokenizer& t, const std::string& vocab_path, const std::string& json_path) {
+  const std::string data = read_file(vocab_path);
+  const WordPiece& model = t.parts().model;
+  const std::string what = vocab_path + " disagrees with " + json_path + ": ";
+  const char* hint =
+      "the directory mixes two tokenizers (an interrupted write?): write it again, or delete vocab.txt to use "
+      "tokenizer.json alone";
+  size_t pos = 0, line = 0;
+  uint32_t id = 0;
+  for (;; ++id) {
+    while (id < model.id_limit() && !model.has_id(id)) ++id;
+    // The next line; a final newline ends the last one.
+    if (pos >= data.size()) break;
+    size_t end = data.find('\n', pos);
+    if (end == std::string::npos) end = data.size();
+    const std::string_view token = trimmed(std::string_view(data).substr(pos, end - pos));
+    pos = end + 1;
+    ++line;
+    if (id >= model.id_limit()) {
+      if (token.empty() && data.find_first_not_of(" \t\r\n", pos) == std::string::npos) break;  // blank tail
+      throw BadInput(what + "line " + std::to_string(line) + " is " + shown(token) + " but tokenizer.json has only " +
+                         std::to_string(line - 1) + " tokens",
+                     hint);
+    }
+    const std::string_view expected = trimmed(model.id_to_token(id));
+    if (token != expected) {
+      throw BadInput(what + "line " + std::to_string(line) + " is " + shown(token) + " but token " +
+                         std::to_string(id) + " of tokenizer.json is " + shown(expected),
+                     hint);
+    }
+  }
+  if (id < model.id_limit()) {
+    throw BadInput(what + "vocab.txt ends after " + std::to_string(line) + " tokens, tokenizer.json has more", hint);
+  }
 }
 
 // ---- writing ------------------------------------------------------------------------------------
@@ -430,6 +498,9 @@ Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_o
   BertSpecialTokens roles;
   if (!json_path.empty()) {
     Tokenizer t = parse_tokenizer_json(read_file(json_path), json_path);
+    if (const std::string beside = dir_or_dot + "/vocab.txt"; fs::exists(beside, ec)) {
+      check_vocab_txt_agrees(t, beside, json_path);
+    }
     // Role names from the transformers files beside it, when present.
     Tokenizer::Parts parts = t.parts();
     roles.unk = parts.model.options().unk_token;
@@ -445,13 +516,9 @@ Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_o
   if (fs::exists(config_path)) {
     json c = json::parse(read_file(config_path), nullptr, false);
     if (c.is_discarded() || !c.is_object()) throw BadInput(config_path + ": not a JSON object");
-    if (auto it = c.find("do_lower_case"); it != c.end() && it->is_boolean()) norm.lowercase = *it;
-    if (auto it = c.find("strip_accents"); it != c.end() && it->is_boolean()) {
-      norm.strip_accents = it->get<bool>();
-    }
-    if (auto it = c.find("tokenize_chinese_chars"); it != c.end() && it->is_boolean()) {
-      norm.handle_chinese_chars = *it;
-    }
+    if (auto v = config_bool(c, "do_lower_case", config_path)) norm.lowercase = *v;
+    if (auto v = config_bool(c, "strip_accents", config_path)) norm.strip_accents = *v;
+    if (auto v = config_bool(c, "tokenize_chinese_chars", config_path)) norm.handle_chinese_chars = *v;
     read_roles(dir_or_dot, roles);
   } else if (fs::exists(dir_or_dot + "/special_tokens_map.json")) {
     read_roles(dir_or_dot, roles);
@@ -601,19 +668,25 @@ std::string tokenizer_config_json(const Tokenizer& tokenizer, size_t model_max_l
   return dump(j) + "\n";
 }
 
-void save_tokenizer(const Tokenizer& tokenizer, const std::string& dir, size_t model_max_length) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw BadInput(dir + ": cannot create directory (" + ec.message() + ")");
+void save_tokenizer(const Tokenizer& tokenizer, const std::string& dir, size_t model_max_length,
+                    const std::function<void(const std::string& tmp_dir)>& extra_files) {
   // Render everything first, so a failure leaves no partial set behind.
   const std::string vocab = vocab_txt(tokenizer);
   const std::string config = tokenizer_config_json(tokenizer, model_max_length);
   const std::string specials = special_tokens_map_json(tokenizer);
   const std::string json_text = tokenizer_json(tokenizer);
-  write_file_atomic(dir + "/vocab.txt", vocab);
-  write_file_atomic(dir + "/tokenizer_config.json", config);
-  write_file_atomic(dir + "/special_tokens_map.json", specials);
-  write_file_atomic(dir + "/tokenizer.json", json_text);  // last: loaders prefer it
+  const std::vector<std::string> owned = {"vocab.txt", "tokenizer_config.json", "special_tokens_map.json",
+                                          "tokenizer.json"};
+  write_directory_set(
+      dir, owned,
+      [&](const std::string& into) {
+        write_file_atomic(into + "/vocab.txt", vocab);
+        write_file_atomic(into + "/tokenizer_config.json", config);
+        write_file_atomic(into + "/special_tokens_map.json", specials);
+        write_file_atomic(into + "/tokenizer.json", json_text);
+        if (extra_files) extra_files(into);
+      },
+      "check free disk space and that the directory is writable");
 }
 
 void save_bert_tokenizer(const std::string& dir, const std::vector<std::string>& vocab_in_id_order,

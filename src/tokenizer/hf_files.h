@@ -5,6 +5,7 @@
 // the file and the field.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,12 +47,16 @@ std::string vocab_txt(const Tokenizer& tokenizer);
 std::string tokenizer_config_json(const Tokenizer& tokenizer, size_t model_max_length = 512);
 std::string special_tokens_map_json(const Tokenizer& tokenizer);
 
-// Writes the four files into `dir` (created if missing), each atomically, tokenizer.json last.
-void save_tokenizer(const Tokenizer& tokenizer, const std::string& dir, size_t model_max_length = 512);
+// Writes the four files into `dir` (created if missing) as one set: assembled in a temporary
+// directory beside it, then swapped in (common/atomic_file.h, write_directory_set), so that a run
+// killed or out of disk leaves the old tokenizer or the new one, never a mix. Other files of an
+// existing `dir` are kept. `extra_files(tmp)` may add files of its own to the set.
+void save_tokenizer(const Tokenizer& tokenizer, const std::string& dir, size_t model_max_length = 512,
+                    const std::function<void(const std::string& tmp_dir)>& extra_files = {});
 
 // What the trainer calls: a BERT tokenizer over a trained vocabulary (ids = positions), saved as a
-// BertTokenizerFast directory. Every string of `special_tokens` must be in the vocabulary; the
-// unk/cls/sep roles must be too.
+// BertTokenizerFast directory (as save_tokenizer). Every string of `special_tokens` must be in the
+// vocabulary; the unk/cls/sep roles must be too.
 void save_bert_tokenizer(const std::string& dir, const std::vector<std::string>& vocab_in_id_order,
                          const NormalizerOptions& normalizer,
                          const std::vector<std::string>& special_tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]",

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/atomic_file.h"
+#include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/progress.h"
 #include "tokenizer/hf_files.h"
@@ -47,10 +48,20 @@ void record_counting(const WordCountResult& counted, TrainFromCorpusResult& resu
   result.threads = counted.threads;
 }
 
-void write_record(const TrainFromCorpusOptions& options, const TrainFromCorpusResult& result) {
+// bertpt_tokenizer_train.json in `dir`.
+void write_record(const std::string& dir, const TrainFromCorpusOptions& options, const TrainFromCorpusResult& result) {
   const nlohmann::json record = {
       {"bertpt_version", BERTPT_VERSION}, {"options", to_json(options)}, {"summary", to_json(result)}};
-  write_file_atomic(options.out + "/bertpt_tokenizer_train.json", record.dump(2) + "\n");
+  write_file_atomic(dir + "/bertpt_tokenizer_train.json", record.dump(2) + "\n");
+}
+
+// The lock of the output directory, which is replaced as a whole: its lock file lies beside it.
+DirLock lock_output(const std::string& out) {
+  const std::filesystem::path parent = std::filesystem::path(out).lexically_normal().parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) throw BadInput("cannot create directory " + parent.string() + ": " + ec.message());
+  return DirLock::beside(out);
 }
 
 }  // namespace
@@ -131,7 +142,8 @@ nlohmann::json to_json(const TrainFromCorpusResult& r) {
 TrainFromCorpusResult train_from_corpus(const TrainFromCorpusOptions& options,
                                         const TrainFromCorpusProgress& progress) {
   const auto start = Clock::now();
-  validate(options);  // option errors before reading a byte of the corpus
+  validate(options);                              // option errors before reading a byte of the corpus
+  const DirLock lock = lock_output(options.out);  // a second run into the same --out fails here
   const WordPieceTrainer trainer(options.trainer);
   TrainFromCorpusResult result;
   result.out = options.out;
@@ -150,14 +162,17 @@ TrainFromCorpusResult train_from_corpus(const TrainFromCorpusOptions& options,
     result.seconds_merging = seconds_between(counted_at, Clock::now());
   }
 
-  // 3. Save.
+  // 3. Save: the tokenizer files and the record, as one set (a killed run leaves the old directory).
   const auto saving_at = Clock::now();
-  save_bert_tokenizer(options.out, result.vocab.tokens, options.counting.normalizer, options.trainer.special_tokens,
-                      BertSpecialTokens{});
-  const auto saved_at = Clock::now();
-  result.seconds_saving = seconds_between(saving_at, saved_at);
-  result.seconds = seconds_between(start, saved_at);
-  write_record(options, result);
+  const Tokenizer tok = Tokenizer::bert(result.vocab.tokens, options.counting.normalizer,
+                                        options.trainer.special_tokens, BertSpecialTokens{},
+                                        options.out + "/vocab.txt");
+  save_tokenizer(tok, options.out, 512, [&](const std::string& tmp_dir) {
+    const auto saved_at = Clock::now();
+    result.seconds_saving = seconds_between(saving_at, saved_at);
+    result.seconds = seconds_between(start, saved_at);
+    write_record(tmp_dir, options, result);
+  });
   return result;
 }
 

@@ -132,20 +132,20 @@ TEST(EncodeWithLimit, StopsAfterTheWordThatReachesTheLimit) {
   }
 }
 
-TEST(EncodeExample, EarlyExitPicksTheSideWithTheOddToken) {
-  // Both sides longer than max_len 8 (budget 5, odd). HF 0.23 stops each at the word reaching 8
-  // ids; longest_first then sees those lengths. Seen with npm tokenizers@0.23.2 on 20 'a' and 9
-  // 'b': a keeps 2, b 3 (the rule on the raw lengths 20, 9 would give 3, 2).
+TEST(EncodeExample, TheLongerWholeSequenceGetsTheOddToken) {
+  // Both sides longer than max_len 8 (budget 5, odd). tokenizers 0.23.3 (the pinned peer) encodes
+  // both in full and longest_first sees the whole lengths: 20 'a' and 9 'b' keep a 3, b 2 (0.23.2's
+  // early exit had stopped a at 8 ids and given a 2, b 3).
   const Tokenizer tok = tiny();
   EncodedExample out;
   const auto count = [&](uint32_t id) { return size_t(std::count(out.ids.begin(), out.ids.end(), id)); };
   encode_example(tok, repeat("a", 20), repeat("b", 9), true, 8, out);
-  EXPECT_EQ(count(5), 2u);
-  EXPECT_EQ(count(6), 3u);
-  // "as" words stop a at exactly 8 ids: a tie with b's 8, so b gets the odd token.
+  EXPECT_EQ(count(5), 3u);
+  EXPECT_EQ(count(6), 2u);
+  // 10 "as" words are 20 ids, longer than b's 10: a gets the odd token.
   encode_example(tok, repeat("as", 10), repeat("b", 10), true, 8, out);
-  EXPECT_EQ(out.ids, (std::vector<uint32_t>{2, 5, 9, 3, 6, 6, 6, 3}));
-  // "a" then "as" words stop a at 9 ids, past b's 8: a is the longer and gets it.
+  EXPECT_EQ(out.ids, (std::vector<uint32_t>{2, 5, 9, 5, 3, 6, 6, 3}));
+  // "a" then 10 "as" words: 21 ids, the longer too.
   encode_example(tok, "a " + repeat("as", 10), repeat("b", 10), true, 8, out);
   EXPECT_EQ(out.ids, (std::vector<uint32_t>{2, 5, 5, 9, 3, 6, 6, 3}));
   EXPECT_TRUE(out.truncated);

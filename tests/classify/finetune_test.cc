@@ -103,6 +103,12 @@ TEST_F(FinetuneTest, LearnsASeparableTaskAndWritesAHuggingFaceClassifier) {
   model::load_sequence_classifier(r.best_dir, 2, nullptr, &report);
   EXPECT_TRUE(report.missing.empty());
   EXPECT_TRUE(report.unexpected.empty());
+  // Its model card, with the test results of results.json.
+  const std::string card = read_file(r.best_dir + "/README.md");
+  EXPECT_EQ(card.rfind("---\nlibrary_name: transformers\npipeline_tag: text-classification\n", 0), 0u) << card;
+  EXPECT_NE(card.find("| test accuracy / macro-F1 | " + std::to_string(rep["test_accuracy"].get<double>())),
+            std::string::npos)
+      << card;
 
   // metrics.jsonl: step records and one evaluation per epoch.
   std::istringstream lines(read_file(dir.file("run/metrics.jsonl")));

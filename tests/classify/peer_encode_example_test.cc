@@ -1,4 +1,4 @@
-// encode_example against Hugging Face tokenizers (npm tokenizers@0.23.2, tests/peer/peer.js) with
+// encode_example against Hugging Face tokenizers (Python tokenizers, tests/peer/peer.py) with
 // truncation to several maximum lengths, on GLUE RTE's real sentence pairs read by our own TSV
 // reader. The vocabulary is trained by HF on RTE's train split, so dev text has unseen words too.
 #include <gtest/gtest.h>
@@ -56,7 +56,7 @@ class PeerEncodeExample : public ::testing::Test {
       corpus += e.text + "\n" + e.text_pair + "\n";
     }
     testing::write_file(tmp_->file("corpus.txt"), corpus);
-    run_peer("peer.js train-bert " + shell_quote(tmp_->file("hf")) + " lowercase " +
+    run_peer("peer.py train-bert " + shell_quote(tmp_->file("hf")) + " lowercase " +
              shell_quote(tmp_->file("corpus.txt")));
     tokenizer_ = std::make_unique<tokenizer::Tokenizer>(tokenizer::load_tokenizer(tmp_->file("hf/tokenizer.json")));
 
@@ -88,7 +88,7 @@ class PeerEncodeExample : public ::testing::Test {
     if (!tmp_) BERTPT_SKIP_UNLESS_CI("no RTE data in " + rte_dir());
     ASSERT_GT(pairs_.size(), 100u);
     for (const Example& e : pairs_) {
-      // peer.js reads one example per line, the two sides split at the tab.
+      // peer.py reads one example per line, the two sides split at the tab.
       ASSERT_EQ((e.text + e.text_pair).find_first_of("\t\n\r"), std::string::npos) << "line " << e.line;
     }
   }
@@ -99,7 +99,7 @@ class PeerEncodeExample : public ::testing::Test {
     for (const Example& e : pairs_) input += pairs ? e.text + "\t" + e.text_pair + "\n" : e.text + "\n";
     const std::string file = tmp_->file("input.txt");
     testing::write_file(file, input);
-    std::string args = std::string("peer.js ") + (pairs ? "encode-pairs " : "encode ") +
+    std::string args = std::string("peer.py ") + (pairs ? "encode-pairs " : "encode ") +
                        shell_quote(tmp_->file("hf/tokenizer.json")) + " " + shell_quote(file);
     if (max_len) args += " --max-length " + std::to_string(max_len);
     return lines_of(run_peer(args));

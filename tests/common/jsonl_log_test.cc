@@ -42,5 +42,15 @@ TEST(JsonlLog, AnUnwritablePathIsBadInputNamingIt) {
   }
 }
 
+TEST(JsonlLog, AFailedWriteIsBadInputNotASilentEnd) {
+  JsonlLog log("/dev/full", true);  // every write fails with ENOSPC, as on a full disk
+  try {
+    log.write({{"step", 1}});
+    FAIL() << "no error";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write /dev/full"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace bertpt

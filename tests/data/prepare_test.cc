@@ -206,7 +206,7 @@ TEST_F(PrepareTest, TokenCountMatchesHuggingFace) {
   auto o = options("hf");
   auto r = prepare_dataset(o);
   // HF encodes every document ([CLS] … [SEP] added), one line of ids per document.
-  std::string out = testing::run_peer("peer.js encode " + testing::shell_quote(tok_dir + "/tokenizer.json") + " " +
+  std::string out = testing::run_peer("peer.py encode " + testing::shell_quote(tok_dir + "/tokenizer.json") + " " +
                                       testing::shell_quote(corpus));
   uint64_t hf_total = 0;
   for (char c : out) hf_total += c == ' ' || c == '\n';  // ids per line = spaces + 1

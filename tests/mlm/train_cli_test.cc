@@ -120,6 +120,13 @@ TEST_F(TrainCliTest, ConfigFileAndFlagsThenEvalFillMaskPlot) {
   EXPECT_EQ(j1["eval_accuracy"], j2["eval_accuracy"]);
   EXPECT_GT(j1["eval_perplexity"].get<double>(), 1.0);
 
+  // The checkpoint's model card: the hub's front matter and the run's own numbers, incl. the final
+  // evaluation (written after the last save).
+  const std::string card = testing::slurp(ck + "/README.md");
+  EXPECT_EQ(card.rfind("---\nlibrary_name: transformers\npipeline_tag: fill-mask\n", 0), 0u) << card;
+  EXPECT_NE(card.find("| steps | 4 of 4 |"), std::string::npos) << card;
+  EXPECT_NE(card.find("held-out MLM loss / perplexity (step 4)"), std::string::npos) << card;
+
   auto f = run_bertpt("fill-mask --model " + shell_quote(ck) + " --top-k 3 --json 'the cat sat on the [MASK].'");
   ASSERT_EQ(f.exit_code, 0) << f.err;
   auto fj = nlohmann::json::parse(f.out);
@@ -153,9 +160,11 @@ TEST_F(TrainCliTest, ConfigFileAndFlagsThenEvalFillMaskPlot) {
 
   auto p = run_bertpt("plot " + shell_quote(out) + " --json");
   ASSERT_EQ(p.exit_code, 0) << p.err;
-  std::string svg = testing::slurp(out + "/curves.svg");
-  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
-  EXPECT_NE(svg.find("polyline"), std::string::npos);
+  auto pj = nlohmann::json::parse(p.out);
+  EXPECT_EQ(pj["out"], nlohmann::json({out + "/curves.png", out + "/curves.svg"}));
+  EXPECT_EQ(testing::slurp(out + "/curves.png").substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  std::string svg = testing::slurp(out + "/curves.svg");  // cairo's SVG
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
 }
 

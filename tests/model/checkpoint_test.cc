@@ -169,6 +169,9 @@ TEST(Checkpoint, UntiedDecoderHasAWeightOfItsOwn) {
             std::string::npos);
   io::SafetensorsFile f = io::SafetensorsFile::open(tmp.file("untied/model.safetensors"));
   EXPECT_NE(f.find("cls.predictions.decoder.weight"), nullptr);
+  // transformers 5 reads the untied decoder's own bias, transformers 4 the head's: both written.
+  ASSERT_NE(f.find("cls.predictions.decoder.bias"), nullptr);
+  ASSERT_NE(f.find("cls.predictions.bias"), nullptr);
 
   LoadReport report;
   BertForMaskedLM loaded = load_pretrained(tmp.file("untied"), c10::Device(c10::kCPU), &report);
@@ -179,6 +182,14 @@ TEST(Checkpoint, UntiedDecoderHasAWeightOfItsOwn) {
   at::Tensor ids = at::randint(5, 40, {2, 7}, at::kLong);
   EXPECT_TRUE(at::equal(model->logits(ids), loaded->logits(ids)));
 
+  // A transformers 5 file whose two biases differ: the decoder's own is the one used.
+  {
+    auto state = state_of(*model);
+    state.emplace_back("cls.predictions.bias", at::full_like(model->decoder_bias, 7.0));
+    write_tensors(tmp.file("untied/model.safetensors"), state);
+    BertForMaskedLM b = load_pretrained(tmp.file("untied"));
+    EXPECT_TRUE(at::equal(b->decoder_bias, model->decoder_bias));
+  }
   // The same weights under a config that says tied: refused, not silently tied.
   config.tie_word_embeddings = true;
   config.save(tmp.file("untied/config.json"));

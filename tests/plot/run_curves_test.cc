@@ -1,5 +1,4 @@
-// Curves read from bertpt's metrics.jsonl and from transformers' trainer_state.json, and the SVG
-// that draws several runs together.
+// Curves read from bertpt's metrics.jsonl and from transformers' trainer_state.json.
 #include "plot/run_curves.h"
 
 #include <gtest/gtest.h>
@@ -8,7 +7,6 @@
 
 #include "common/error.h"
 #include "common/test_util.h"
-#include "plot/svg_plot.h"
 
 namespace bertpt::plot {
 namespace {
@@ -70,20 +68,6 @@ TEST(RunCurves, ReadsARunDirectoryOrATrainerCheckpoint) {
   put(tmp.file("empty/metrics.jsonl"), "");
   EXPECT_NE(bertpt::testing::error_of([&] { read_run_curves(tmp.file("empty")); }).find("no metrics records"),
             std::string::npos);
-}
-
-TEST(SvgPlot, OverlaysRunsInTheirOwnColours) {
-  RunCurves a = parse_bertpt_metrics("{\"step\": 1, \"loss\": 2.0}\n{\"step\": 2, \"loss\": 1.5}\n");
-  a.label = "bertpt-run";
-  RunCurves b = parse_trainer_state("{\"log_history\": [{\"step\": 1, \"loss\": 2.1}, {\"step\": 2, \"loss\": 1.4}]}",
-                                    "t.json");
-  b.label = "hf<run>";
-  const std::string svg = render_svg({a, b}, "2 runs");
-  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
-  EXPECT_NE(svg.find("bertpt-run: train"), std::string::npos);
-  EXPECT_NE(svg.find("hf&lt;run&gt;: train"), std::string::npos);  // labels are escaped
-  EXPECT_NE(svg.find("stroke='#1f77b4'"), std::string::npos);
-  EXPECT_NE(svg.find("stroke='#d62728'"), std::string::npos);
 }
 
 }  // namespace

@@ -77,11 +77,12 @@ TEST(Utf8, AppendEncodesEveryLength) {
   EXPECT_EQ(s, "Aé中😀");
 }
 
-// Peer check: the WHATWG decoder in Node (TextDecoder, fatal=false) replaces invalid sequences by
-// the same maximal-subpart rule. Random byte strings must decode identically.
-TEST(Utf8, MatchesNodeTextDecoderOnRandomBytes) {
-  if (bertpt::testing::run_shell("node --version").exit_code != 0)
-    BERTPT_SKIP_UNLESS_CI("node is not installed (scripts/setup installs it)");
+// Peer check: Python's UTF-8 decoder (bytes.decode with errors="replace") replaces invalid
+// sequences by the same maximal-subpart rule (Unicode's recommended practice, as the WHATWG decoder).
+// Random byte strings must decode identically.
+TEST(Utf8, MatchesPythonDecoderOnRandomBytes) {
+  if (bertpt::testing::run_shell("python3 --version").exit_code != 0)
+    BERTPT_SKIP_UNLESS_CI("python3 is not installed (scripts/setup installs it)");
   std::mt19937 rng(7);
   bertpt::testing::TempDir dir;
   std::string inputs, expected;
@@ -90,7 +91,7 @@ TEST(Utf8, MatchesNodeTextDecoderOnRandomBytes) {
     std::string s;
     int len = int(rng() % 24);
     for (int k = 0; k < len; ++k) {
-      // Bias towards bytes that make interesting sequences; no NUL (we remove those, WHATWG keeps them).
+      // Bias towards bytes that make interesting sequences; no NUL (we remove those, Python keeps them).
       static const unsigned char pool[] = {'a',  0x80, 0xBF, 0xC2, 0xDF, 0xE0, 0xA0, 0xED, 0x9F,
                                            0xEF, 0xF0, 0x90, 0xF4, 0x8F, 0xF5, 0xFF, 0xC0, 0xE1};
       s.push_back(char(rng() % 3 == 0 ? 1 + rng() % 255 : pool[rng() % sizeof pool]));
@@ -98,10 +99,15 @@ TEST(Utf8, MatchesNodeTextDecoderOnRandomBytes) {
     bertpt::testing::write_file(dir.file(std::to_string(i)), s);
     expected += repair(s) + '\n';
   }
-  std::string script = "const fs=require('fs');const d=new TextDecoder('utf-8');let o='';for(let i=0;i<" +
-                       std::to_string(kCases) + ";i++){o+=d.decode(fs.readFileSync(process.argv[1]+'/'+i))+'\\n';}" +
-                       "process.stdout.write(o);";
-  auto r = bertpt::testing::run_shell("node -e " + bertpt::testing::shell_quote(script) + " " + dir.path());
+  // Decodes the files 0 .. kCases-1 of the directory argv[1], one output line each.
+  const std::string script =
+      "import sys\n"
+      "for i in range(" +
+      std::to_string(kCases) +
+      "):\n"
+      "    b = open(sys.argv[1] + '/' + str(i), 'rb').read()\n"
+      "    sys.stdout.buffer.write(b.decode('utf-8', 'replace').encode('utf-8') + b'\\n')\n";
+  auto r = bertpt::testing::run_shell("python3 -c " + bertpt::testing::shell_quote(script) + " " + dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, expected);
 }

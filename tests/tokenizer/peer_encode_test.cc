@@ -1,6 +1,6 @@
-// Conformance with Hugging Face tokenizers (npm tokenizers@0.23.2) on real multilingual text and
-// hand-written edge cases: ids, pairs, decode, and tokenizer.json in both directions. The vocabulary
-// is trained by HF itself on the test corpus (nothing big is committed).
+// Conformance with Hugging Face tokenizers (Python tokenizers, tests/peer/peer.py) on real
+// multilingual text and hand-written edge cases: ids, pairs, decode, and tokenizer.json in both
+// directions. The vocabulary is trained by HF itself on the test corpus (nothing big is committed).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -156,14 +156,15 @@ class PeerEncode : public ::testing::Test {
     if (!testing::peer_installed()) return;
     const std::string corpus = build_corpus();
     char key[32];
-    std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(hash64(corpus + "tokenizers@0.23.2 v1")));
+    const std::string peer = "python tokenizers@" + testing::peer_pinned_version() + " v1";
+    std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(hash64(corpus + peer)));
     dir_ = (fs::temp_directory_path() / (std::string("bertpt-peer-encode-") + key)).string();
     if (!fs::exists(dir_ + "/DONE")) {
       TempDir build;
       testing::write_file(build.file("corpus.txt"), corpus);
-      run_peer("peer.js train-bert " + shell_quote(build.file("hf_uncased")) + " lowercase " +
+      run_peer("peer.py train-bert " + shell_quote(build.file("hf_uncased")) + " lowercase " +
                shell_quote(build.file("corpus.txt")));
-      run_peer("peer.js build " + shell_quote(build.file("hf_cased")) + " " +
+      run_peer("peer.py build " + shell_quote(build.file("hf_cased")) + " " +
                shell_quote(build.file("hf_uncased/vocab.txt")) + " cased");
       testing::write_file(build.file("DONE"), "");
       std::error_code ec;
@@ -182,7 +183,7 @@ class PeerEncode : public ::testing::Test {
                                          const std::string& cache_name = "") {
     const std::string cache = cache_name.empty() ? "" : file(cache_name);
     if (!cache.empty() && fs::exists(cache)) return split_lines(testing::slurp(cache));
-    const std::string out = run_peer("peer.js encode " + shell_quote(peer_json) + " " + shell_quote(corpus_) +
+    const std::string out = run_peer("peer.py encode " + shell_quote(peer_json) + " " + shell_quote(corpus_) +
                                      (add_special ? "" : " --no-special-tokens"));
     if (!cache.empty()) write_file_atomic(cache, out);
     return split_lines(out);
@@ -263,7 +264,7 @@ TEST_F(PeerEncode, Pairs) {
   TempDir tmp;
   const std::string pairs_file = tmp.file("pairs.txt");
   testing::write_file(pairs_file, pairs);
-  const auto hf = split_lines(run_peer("peer.js encode-pairs " + shell_quote(file("hf_uncased/tokenizer.json")) + " " +
+  const auto hf = split_lines(run_peer("peer.py encode-pairs " + shell_quote(file("hf_uncased/tokenizer.json")) + " " +
                                        shell_quote(pairs_file)));
   ASSERT_EQ(hf.size(), input.size());
   const Tokenizer t = load_tokenizer(file("hf_uncased"));
@@ -306,7 +307,7 @@ TEST_F(PeerEncode, Decode) {
   const std::string ids_file = tmp.file("ids.txt");
   testing::write_file(ids_file, in);
   for (bool skip : {false, true}) {
-    const auto hf = split_lines(run_peer("peer.js decode " + shell_quote(file("hf_uncased/tokenizer.json")) + " " +
+    const auto hf = split_lines(run_peer("peer.py decode " + shell_quote(file("hf_uncased/tokenizer.json")) + " " +
                                          shell_quote(ids_file) + (skip ? " --skip-special-tokens" : "")));
     ASSERT_EQ(hf.size(), seqs.size());
     size_t bad = 0;
@@ -334,7 +335,7 @@ TEST_F(PeerEncode, NormalizerOnWholeLines) {
       {"lowercase-keep-accents", NormalizerOptions{true, true, false, true}},
       {"cased-strip-accents", NormalizerOptions{true, true, true, false}}};
   for (const auto& [mode, opt] : modes) {
-    const auto hf = split_lines(run_peer(std::string("peer.js normalize ") + mode + " " + shell_quote(edge_file)));
+    const auto hf = split_lines(run_peer(std::string("peer.py normalize ") + mode + " " + shell_quote(edge_file)));
     ASSERT_EQ(hf.size(), lines.size());
     const BertNormalizer norm(opt);
     for (size_t i = 0; i < lines.size(); ++i) {

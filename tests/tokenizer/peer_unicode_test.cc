@@ -73,7 +73,7 @@ std::string code_points(std::string_view utf8) {
 
 void check_normalizer_mode(const std::string& mode, bool lowercase, bool strip_accents) {
   BERTPT_REQUIRE_PEER();
-  const auto peer = parse_table(run_peer("unicode_table.js normalizer " + mode));
+  const auto peer = parse_table(run_peer("unicode_table.py normalizer " + mode));
   ASSERT_GT(peer.size(), 100000u) << "peer produced a truncated table";
   NormalizerOptions opt;
   opt.lowercase = lowercase;
@@ -103,7 +103,7 @@ TEST(PeerUnicode, NormalizerCasedStripAccents) { check_normalizer_mode("cased-st
 
 TEST(PeerUnicode, PreTokenizer) {
   BERTPT_REQUIRE_PEER();
-  const auto peer = parse_table(run_peer("unicode_table.js pretokenizer"));
+  const auto peer = parse_table(run_peer("unicode_table.py pretokenizer"));
   ASSERT_GT(peer.size(), 500u);
   size_t mismatches = 0;
   std::vector<std::string_view> words;

@@ -1,5 +1,5 @@
 // WordPieceTrainer: exact small cases derived by hand from the rules in trainer.h, option handling,
-// and the merge loop against Hugging Face's own trainers (tests/peer/hf_train.js).
+// and the merge loop against Hugging Face's own trainers (tests/peer/hf_train.py).
 #include "tokenizer/trainer.h"
 
 #include <gtest/gtest.h>
@@ -285,7 +285,7 @@ TEST(TokenizerTrainCommand, DeterministicAcrossThreadCounts) {
   }
 }
 
-// ---- Against Hugging Face's trainers (npm tokenizers@0.23.2). ----
+// ---- Against Hugging Face's trainers (Python tokenizers, requirements/hf-peer.txt). ----
 
 // A small real corpus from packages scripts/setup installs: Python docs (English technical prose)
 // and fortunes (several languages when the fortunes-* packages are present). About `max_bytes`.
@@ -351,7 +351,7 @@ Tokens read_lines(const std::string& path) {
   return lines;
 }
 
-// Word counts from a words file (words separated by single spaces, as hf_train.js writes them).
+// Word counts from a words file (words separated by single spaces, as hf_train.py writes them).
 WordCounts count_words_file(const std::string& path) {
   WordCounts wc;
   std::ifstream in(path);
@@ -393,8 +393,7 @@ class TrainerPeer : public ::testing::Test {
     shared_ = new Shared;
     Shared& s = *shared_;
     if (!testing::peer_installed()) {
-      s.skip = "HF tokenizers peer not installed (" + testing::peer_dir() +
-               "/node_modules missing); run scripts/setup-test-peers";
+      s.skip = "HF tokenizers peer not available: " + testing::peer_problem();
       return;
     }
     s.corpus = build_peer_corpus(s.dir.file("corpus.txt"), 8'000'000);
@@ -404,12 +403,12 @@ class TrainerPeer : public ::testing::Test {
     }
     // HF's own word stream (its normalizer and pre-tokenizer), so the merge loop is compared alone.
     const std::string words = s.dir.file("words.txt");
-    testing::run_peer("hf_train.js words lowercase " + testing::shell_quote(words) + " " +
+    testing::run_peer("hf_train.py words lowercase " + testing::shell_quote(words) + " " +
                       testing::shell_quote(s.corpus));
     s.words = count_words_file(words);
     for (const char* model : {"bpe", "wordpiece"}) {
       const std::string out = s.dir.file(std::string("hf_") + model + ".txt");
-      testing::run_peer(std::string("hf_train.js train ") + model + " words " + testing::shell_quote(out) + " " +
+      testing::run_peer(std::string("hf_train.py train ") + model + " words " + testing::shell_quote(out) + " " +
                         testing::shell_quote(words));
       (std::string(model) == "bpe" ? s.hf_bpe : s.hf_wordpiece) = read_lines(out);
     }

@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""Writes docs/peers.md from the results of one bench/peers.sh run (OUT/results/*.json): the
+tables, what each row measures, the exact commands, the versions, the machine and the date.
+Called by bench/peers.sh; not meant to be run by hand, but it can be re-run on an OUT directory.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def jsonl(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                out.append(json.loads(line))
+    return out
+
+
+def mib(b):
+    return f"{b / 2**20:,.0f} MiB"
+
+
+def mb(b):
+    return f"{b / 1e6:,.1f} MB"
+
+
+def secs(s):
+    return f"{s:,.1f} s" if s >= 10 else f"{s:,.2f} s"
+
+
+def ratio(r):
+    """bertpt / HF speed; below 1 the table says that bertpt is slower."""
+    if r is None:
+        return "—"
+    s = f"{r:.2f}×"
+    return f"**{s}**" if r >= 1 else f"{s} (bertpt slower)"
+
+
+def cpu_model():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def mem_total():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def versions(python):
+    code = ("import json, platform, torch, transformers, tokenizers, datasets, accelerate, numpy, pyarrow;"
+            "print(json.dumps({'python': platform.python_version(), 'torch': torch.__version__,"
+            "'transformers': transformers.__version__, 'tokenizers': tokenizers.__version__,"
+            "'datasets': datasets.__version__, 'accelerate': accelerate.__version__,"
+            "'numpy': numpy.__version__, 'pyarrow': pyarrow.__version__,"
+            "'torch_threads_default': torch.get_num_threads(), 'torch_blas': torch.backends.mkl.is_available()}))")
+    return json.loads(subprocess.check_output([python, "-c", code], text=True))
+
+
+class Run:
+    def __init__(self, out):
+        self.out = out
+        self.res = os.path.join(out, "results")
+        self.commands = {}
+        with open(os.path.join(self.res, "commands.tsv")) as f:
+            for line in f:
+                name, cmd = line.rstrip("\n").split("\t", 1)
+                self.commands[name] = cmd
+
+    def m(self, name):
+        return load(os.path.join(self.res, f"{name}.measure.json"))
+
+    def j(self, name):
+        return load(os.path.join(self.res, f"{name}.json"))
+
+
+def steady_rate_hf(r):
+    """Steps/s between the first and the last logging step (Trainer callback's wall clock)."""
+    logs = [x for x in r["logs"] if "loss" in x]
+    a, b = logs[0], logs[-1]
+    return (b["step"] - a["step"]) / (b["time"] - a["time"]), a["step"], b["step"]
+
+
+def steady_rate_bertpt(run_dir):
+    recs = [x for x in jsonl(os.path.join(run_dir, "metrics.jsonl")) if "loss" in x and "eval_loss" not in x]
+    a, b = recs[0], recs[-1]
+    return (b["step"] - a["step"]) / (b["elapsed_sec"] - a["elapsed_sec"]), a["step"], b["step"], recs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for k in ("out", "size", "bertpt", "corpus", "doc", "lr", "weight_decay", "valid"):
+        ap.add_argument("--" + k.replace("_", "-"), required=True)
+    for k in ("threads", "seconds", "steps_mini", "steps_small", "steps_pipe", "seq", "batch", "vocab"):
+        ap.add_argument("--" + k.replace("_", "-"), type=int, required=True)
+    ap.add_argument("--plot")
+    ap.add_argument("--python", default=sys.executable)
+    a = ap.parse_args()
+    run = Run(a.out)
+    doc_dir = os.path.dirname(os.path.abspath(a.doc))
+
+    v = versions(a.python)
+    bertpt_version = subprocess.check_output([a.bertpt, "--version"], text=True).strip().splitlines()
+    load_start = open(os.path.join(run.res, "load_start.txt")).read().split()
+    load_end = open(os.path.join(run.res, "load_end.txt")).read().split()
+    corpus_bytes = os.path.getsize(a.corpus)
+    with open(a.corpus) as f:
+        corpus_docs = sum(1 for _ in f)
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    T = a.threads
+
+    L = []
+    w = L.append
+    w("# bertpt against the Hugging Face Python stack")
+    w("")
+    w(f"<!-- Written by bench/peers.sh (bench/peers/report.py) on {today}. Do not edit: rerun the script. -->")
+    w("")
+    w(f"Written by `bench/peers.sh --size {a.size}` on {today}; the whole run took {a.seconds // 60} min "
+      f"{a.seconds % 60} s. Every row ran both sides in that one run, one after the other, on the same "
+      f"input, on the same machine, with the same number of threads ({T}: `OMP_NUM_THREADS`, "
+      f"`torch.set_num_threads`, `RAYON_NUM_THREADS`, datasets' `num_proc` on the Hugging Face side; "
+      f"`--threads {T}` for bertpt).")
+    w("")
+    w("- **Machine**: " + f"{cpu_model()}, {os.cpu_count()} cores (`nproc` = {len(os.sched_getaffinity(0))}), "
+      f"{mem_total() / 2**30:.0f} GiB memory, no GPU; {platform.system()} {platform.release()}. "
+      f"Load average {load_start[0]} at the start and {load_end[0]} at the end (1 min; the machine may be "
+      f"shared: read the ratios, measured minutes apart, rather than the absolute numbers).")
+    rev = open(os.path.join(run.res, "bertpt_rev.txt")).read().strip()
+    w("- **bertpt**: " + "; ".join(bertpt_version) + f" (commit {rev}; Release build).")
+    w(f"- **Hugging Face**: transformers {v['transformers']}, tokenizers {v['tokenizers']}, datasets "
+      f"{v['datasets']}, accelerate {v['accelerate']}, torch {v['torch']}, numpy {v['numpy']}, pyarrow "
+      f"{v['pyarrow']}, Python {v['python']} (`requirements/hf-peer.txt`, installed in `.venv` by "
+      f"`scripts/setup-test-peers`). Offline: `HF_HUB_OFFLINE=1`, nothing is downloaded.")
+    w(f"- **Corpus**: {corpus_docs:,} English Wikipedia articles in the HF `wikipedia` row shape "
+      f"(`{{\"id\", \"url\", \"title\", \"text\"}}`, one JSON object per line), {mb(corpus_bytes)} — "
+      + {"tiny": "the first 300 rows of `wikipedia_en_jsonl_derived/wiki_00.jsonl`",
+         "small": "`wikipedia_en_jsonl_derived/*.jsonl` of the shared data directory",
+         "full": "all 24 files of `wikipedia_en_wikiextractor/` converted by `bench/peers/wikiextractor_to_jsonl.py`"}[a.size]
+      + ". Both sides read the same file.")
+    w("- **Memory** is the peak resident set of the command (`getrusage`, what `/usr/bin/time -v` "
+      "reports), or, when larger, the peak of the summed proportional set sizes of its process tree "
+      "(sampled every 20 ms; this counts datasets' `num_proc` worker processes). "
+      "Times are wall-clock times of the whole command (start-up, imports and writing the output "
+      "included) unless a row says otherwise.")
+    w("- **bertpt / HF** is a speed ratio: HF's time divided by bertpt's (or bertpt's throughput "
+      "divided by HF's). Above 1 bertpt is faster; below 1 the table says *bertpt slower*.")
+    w("")
+
+    # ---------------------------------------------------------------- summary
+    summary = []
+
+    # ---------------------------------------------------------------- 1. tokenizer
+    th_m, tb_m = run.m("tok_hf"), run.m("tok_bertpt")
+    th, tb = run.j("tok_hf"), run.j("tok_bertpt")
+    hf_vocab = load(os.path.join(a.out, "tok-hf", "tokenizer.json"))["model"]["vocab"]
+    with open(os.path.join(a.out, "tok-bertpt", "vocab.txt"), encoding="utf-8") as f:
+        bt_vocab = [x.rstrip("\n") for x in f]
+    shared = len(set(hf_vocab) & set(bt_vocab))
+    r1 = th_m["wall_sec"] / tb_m["wall_sec"]
+    summary.append(("1. Tokenizer training, vocab 32,000", secs(th_m["wall_sec"]), secs(tb_m["wall_sec"]), ratio(r1)))
+    sec1 = []
+    s = sec1.append
+    s("## 1. Tokenizer training")
+    s("")
+    s("HF: the guide's step — `load_dataset(\"json\", …)`, then `train_new_from_iterator(batch_iterator(), "
+      "vocab_size=32_000)` on a BertTokenizerFast with bert-base-uncased's pipeline (lowercase, strip accents, "
+      "CJK split; built from a 5-token vocab.txt because nothing may be downloaded: the method keeps only the "
+      "pipeline and the special tokens of the starting tokenizer), then `save_pretrained` "
+      "(`bench/peers/hf_tokenizer.py`). bertpt: `bertpt tokenizer train`. Both write a BertTokenizerFast "
+      "directory with `[PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 [MASK]=4`.")
+    s("")
+    s("| | HF | bertpt | bertpt / HF |")
+    s("|---|---|---|---|")
+    s(f"| wall time (whole command) | {secs(th_m['wall_sec'])} | {secs(tb_m['wall_sec'])} | {ratio(r1)} |")
+    s(f"| of which: Python imports | {secs(th['import_sec'])} | — | |")
+    s(f"| of which: training (HF: load_dataset + train_new_from_iterator; bertpt: its own `seconds`) | "
+      f"{secs(th['load_dataset_sec'] + th['train_sec'])} | {secs(tb['seconds'])} | "
+      f"{ratio((th['load_dataset_sec'] + th['train_sec']) / tb['seconds'])} |")
+    s(f"| peak memory | {mib(th_m['peak_mem_bytes'])} | {mib(tb_m['peak_mem_bytes'])} | |")
+    s(f"| vocabulary size | {len(hf_vocab):,} | {len(bt_vocab):,} | |")
+    s(f"| tokens in both vocabularies | {shared:,} ({100 * shared / len(hf_vocab):.2f}% of HF's) | | |")
+    s("")
+    s("```sh")
+    s(run.commands["tok_hf"])
+    s(run.commands["tok_bertpt"])
+    s("```")
+    s("")
+    s("HF's WordPiece trainer breaks ties between equally frequent pairs in hash-map order, so its own "
+      "runs differ slightly from one another (docs/benchmarks.md, \"Tokenizer training\"); bertpt's is "
+      "deterministic.")
+    s("")
+
+    # ---------------------------------------------------------------- 2. prepare
+    disk = {}
+    with open(os.path.join(run.res, "disk_bytes.tsv")) as f:
+        for line in f:
+            k, b = line.split("\t")
+            disk[k] = int(b)
+    pg_h, pg_b = run.j("prep_hf_guide"), run.j("prep_bertpt_guide")
+    pr_h, pc_b = run.j("prep_hf_runmlm"), run.j("prep_bertpt_concat")
+    sec2 = []
+    s = sec2.append
+    s("## 2. Dataset preparation (tokenize + pack into 512-token blocks)")
+    s("")
+    s("Both sides use the tokenizer HF trained in row 1 (bertpt reads its `tokenizer.json`). HF: the "
+      "guide's `datasets` recipe (`bench/peers/hf_prepare.py`): `load_dataset(\"json\", data_files=…, "
+      f"cache_dir=…)` → `map(tokenize, batched=True, num_proc={T}, remove_columns=…)` → `map(group_texts, "
+      f"batched=True, num_proc={T})`, group_texts being run_mlm.py's (each map batch of 1,000 documents "
+      "concatenated and cut into 512-token blocks, the batch's remainder dropped), with a cold cache. Two "
+      "variants: **guide** — `tokenizer(..., return_special_tokens_mask=True, truncation=True, "
+      "max_length=512)`, the guide's, which keeps only the first 512 tokens of each article; bertpt's "
+      "`--packing guide` implements the same rule — and **run_mlm** — no truncation, as in run_mlm.py; "
+      "bertpt's default `--packing concat` keeps every token but the final partial block. bertpt runs "
+      "with `--valid-fraction 0` (no held-out split, like the recipe). Disk: the datasets cache directory "
+      "(the Arrow copy of the corpus + the tokenized + the grouped dataset: what the recipe leaves "
+      "behind; the grouped dataset alone in brackets) against bertpt's output directory (shards, "
+      "manifest, tokenizer copy).")
+    s("")
+    s("| packing | system | wall time | bertpt / HF | peak memory | on disk | blocks | tokens kept (blocks × 512) |")
+    s("|---|---|---|---|---|---|---|---|")
+    rows2 = [
+        ("guide (truncate to 512)", "HF datasets", "prep_hf_guide", pg_h["blocks"], disk["cache/prep-guide"], pg_h["final_blocks_bytes"]),
+        ("guide (truncate to 512)", "bertpt `--packing guide`", "prep_bertpt_guide", pg_b["manifest"]["splits"]["train"]["sequences"], disk["prep-bertpt-guide"], None),
+        ("keep everything", "HF datasets (run_mlm)", "prep_hf_runmlm", pr_h["blocks"], disk["cache/prep-runmlm"], pr_h["final_blocks_bytes"]),
+        ("keep everything", "bertpt (concat)", "prep_bertpt_concat", pc_b["manifest"]["splits"]["train"]["sequences"], disk["prep-bertpt-concat"], None),
+    ]
+    walls = {name: run.m(name)["wall_sec"] for _, _, name, _, _, _ in rows2}
+    for i, (mode, system, name, blocks, dbytes, final) in enumerate(rows2):
+        mm = run.m(name)
+        rr = ""
+        if i % 2 == 1:
+            rr = ratio(walls[rows2[i - 1][2]] / walls[name])
+        d = mb(dbytes) + (f" ({mb(final)})" if final else "")
+        s(f"| {mode} | {system} | {secs(mm['wall_sec'])} | {rr} | {mib(mm['peak_mem_bytes'])} | {d} | {blocks:,} | {blocks * 512:,} |")
+    s("")
+    in_tok = pc_b["manifest"]["splits"]["train"]["input_tokens"]
+    s(f"The corpus is {in_tok:,} tokens (`[CLS]`/`[SEP]` included; bertpt's manifest `input_tokens`"
+      + (f", HF's run_mlm count {pr_h['input_tokens']:,}" if pr_h.get("input_tokens") else "") + "). "
+      f"In-process time of the HF recipe (without Python's imports, {secs(pg_h['import_sec'])} and "
+      f"{secs(pr_h['import_sec'])}): guide {secs(pg_h['in_process_sec'])}, run_mlm {secs(pr_h['in_process_sec'])}; "
+      f"bertpt's own `seconds`: guide {secs(pg_b['seconds'])}, concat {secs(pc_b['seconds'])}.")
+    if pg_h["blocks"] != pg_b["manifest"]["splits"]["train"]["sequences"]:
+        s(f"The guide rows differ by {abs(pg_h['blocks'] - pg_b['manifest']['splits']['train']['sequences'])} "
+          f"block(s): with `num_proc={T}` datasets splits the corpus into {T} contiguous shards before "
+          "batching, so the groups of 1,000 documents (and the remainders dropped) are not the same as one "
+          "pass over the corpus, which is what bertpt's `--packing guide` reproduces (run_mlm.py with "
+          "`num_proc=1`).")
+    s("")
+    s("```sh")
+    for name in ("prep_hf_guide", "prep_bertpt_guide", "prep_hf_runmlm", "prep_bertpt_concat"):
+        s(run.commands[name])
+    s("```")
+    s("")
+    summary.append(("2. Dataset preparation, seq 512, guide recipe", secs(walls["prep_hf_guide"]),
+                    secs(walls["prep_bertpt_guide"]), ratio(walls["prep_hf_guide"] / walls["prep_bertpt_guide"])))
+    summary.append(("2. Dataset preparation, seq 512, keep everything", secs(walls["prep_hf_runmlm"]),
+                    secs(walls["prep_bertpt_concat"]), ratio(walls["prep_hf_runmlm"] / walls["prep_bertpt_concat"])))
+
+    # ---------------------------------------------------------------- 3. training
+    man128 = load(os.path.join(a.out, "data128", "manifest.json"))
+    sec3 = []
+    s = sec3.append
+    s(f"## 3. Training (seq {a.seq}, batch {a.batch}) and evaluation")
+    s("")
+    s(f"Data: both sides train on the same packed blocks — the dataset `bertpt prepare --seq-len {a.seq}` "
+      f"wrote from the corpus with bertpt's row-1 tokenizer ({man128['splits']['train']['sequences']:,} "
+      f"training and {man128['splits']['valid']['sequences']:,} held-out sequences, vocabulary "
+      f"{man128['vocab_size']:,}). The HF side memory-maps its shards with numpy (docs/data-format.md) "
+      "and hands the Trainer `{input_ids, special_tokens_mask}` items (`[CLS]`/`[SEP]`/`[PAD]` marked, "
+      "what the guide's tokenizer call marks), so both mask the same kind of positions; each side draws "
+      "its own sample order and masks. HF: `Trainer` + `DataCollatorForLanguageModeling(mlm_probability=0.15)` "
+      "over `BertForMaskedLM(BertConfig.from_json_file(\"configs/bert-….json\"))` — the same files bertpt's "
+      "presets are — on CPU (`use_cpu=True`; `bench/peers/hf_train.py`). Same options on both sides: "
+      f"AdamW lr {a.lr}, linear warmup over the first 10% of the steps then linear decay to 0, weight decay "
+      f"{a.weight_decay} (not on biases and LayerNorm weights), betas (0.9, 0.999), eps 1e-8, clipping at 1.0, "
+      "seed 34, a log record every 10% of the steps, a checkpoint at half way and at the end, then one "
+      "evaluation over the whole held-out split. Precision: fp32, or bf16 autocast "
+      "(Trainer `bf16=True`; bertpt `--precision bf16`).")
+    s("")
+    s("**steps/s** is measured between the first and the last log record (the first 10% of the steps, "
+      "with the first step's allocations, left out; the mid-run checkpoint included): HF from a "
+      "`TrainerCallback`'s wall clock at `on_log`, bertpt from `elapsed_sec` in `metrics.jsonl`. "
+      f"tokens/s = steps/s × {a.batch} × {a.seq}. The whole command (start-up, model building, training, "
+      "checkpoints, the final evaluation) is given too.")
+    s("")
+    s("| model | precision | steps | HF steps/s | bertpt steps/s | bertpt / HF | HF tokens/s | bertpt tokens/s | "
+      "HF peak memory | bertpt peak memory | HF whole command | bertpt whole command | final loss HF / bertpt |")
+    s("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    evrows = []
+    hf_info = None
+    for model, steps in (("bert-mini", a.steps_mini), ("bert-small", a.steps_small)):
+        for prec in ("fp32", "bf16"):
+            tag = f"{model[5:]}_{prec}"
+            h = run.j(f"train_hf_{tag}")
+            hf_info = h
+            hm, bm = run.m(f"train_hf_{tag}"), run.m(f"train_bertpt_{tag}")
+            hr, h0, h1 = steady_rate_hf(h)
+            br, b0, b1, brecs = steady_rate_bertpt(os.path.join(a.out, "train", f"bertpt-{tag}"))
+            tok = a.batch * a.seq
+            s(f"| {model} | {prec} | {steps} | {hr:.3f} | {br:.3f} | {ratio(br / hr)} | {hr * tok:,.0f} | {br * tok:,.0f} | "
+              f"{mib(hm['peak_mem_bytes'])} | {mib(bm['peak_mem_bytes'])} | {secs(hm['wall_sec'])} | "
+              f"{secs(bm['wall_sec'])} | {h['final_loss']:.3f} / {brecs[-1]['loss']:.3f} |")
+            summary.append((f"3. Training {model} {prec}, steps/s", f"{hr:.3f}", f"{br:.3f}", ratio(br / hr)))
+            be, bem = run.j(f"eval_bertpt_{tag}"), run.m(f"eval_bertpt_{tag}")
+            ev = h["eval"]
+            evrows.append((model, prec, h["eval_sequences"], ev, be, bem))
+    s("")
+    s(f"HF ran with `optim={hf_info['optim'].split('.')[-1].lower()}` (the Trainer's default) and "
+      f"`attn_implementation={hf_info['attn_implementation']}`. bertpt's MLM head runs at the masked "
+      "positions only, HF's at every position (a difference of design: the same loss, less work).")
+    s("")
+    s("**Evaluation** of the final checkpoint on the held-out split: HF `trainer.evaluate()` (in the "
+      "training process, so no start-up: its `eval_runtime`), bertpt `bertpt eval` (its own `seconds`, "
+      "and the whole command with loading the checkpoint). Each side masks 15% of the positions its own "
+      "way (HF: fresh random masks; bertpt: a fixed evaluation mask), so the losses compare only roughly.")
+    s("")
+    s("| model | precision | sequences | HF evaluate() | bertpt eval | bertpt / HF | bertpt eval, whole command | "
+      "eval loss HF / bertpt |")
+    s("|---|---|---|---|---|---|---|---|")
+    for model, prec, nseq, ev, be, bem in evrows:
+        r = ev["eval_runtime"] / be["seconds"]
+        s(f"| {model} | {prec} | {nseq:,} | {secs(ev['eval_runtime'])} | {secs(be['seconds'])} | {ratio(r)} | "
+          f"{secs(bem['wall_sec'])} | {ev['eval_loss']:.3f} / {be['eval_loss']:.3f} |")
+        summary.append((f"3. Evaluation {model} {prec}", secs(ev["eval_runtime"]), secs(be["seconds"]), ratio(r)))
+    s("")
+    if a.plot:
+        rel = os.path.relpath(a.plot, doc_dir)
+        s(f"The loss curves of the bert-mini bf16 runs, drawn together by `bertpt plot` from bertpt's "
+          f"`metrics.jsonl` and the Trainer's `trainer_state.json` (both kept under the run's output "
+          f"directory, `OUT/train/`):")
+        s("")
+        s(f"![bert-mini bf16: bertpt and HF Trainer loss curves]({rel})")
+        s("")
+    s("```sh")
+    s(run.commands["data128"])
+    for model in ("mini", "small"):
+        for prec in ("fp32", "bf16"):
+            s(run.commands[f"train_hf_{model}_{prec}"])
+            s(run.commands[f"train_bertpt_{model}_{prec}"])
+            s(run.commands[f"eval_bertpt_{model}_{prec}"])
+    if "plot" in run.commands:
+        s(run.commands["plot"])
+    s("```")
+    s("")
+
+    # ---------------------------------------------------------------- 4. resume
+    rh, rb = run.m("resume_hf"), run.m("resume_bertpt")
+    half = a.steps_mini // 2
+    sec4 = []
+    s = sec4.append
+    s("## 4. Resuming a run")
+    s("")
+    s(f"The bert-mini bf16 runs of row 3, copied, their final checkpoint removed, continued from "
+      f"`checkpoint-{half}` with the same options: HF `trainer.train(resume_from_checkpoint=True)` "
+      "(model, optimizer, scheduler and RNG states restored, the data loader fast-forwarded past the "
+      "batches already seen) against `bertpt train --resume auto` (the sample position is part of the "
+      "trainer state: nothing is replayed). Measured: from starting the process to the first new step "
+      "being recorded (HF: a callback's `on_step_end` line; bertpt: its `metrics.jsonl` record, "
+      "`--logging-steps 1`); the process is then killed.")
+    s("")
+    s("| | HF | bertpt | bertpt / HF |")
+    s("|---|---|---|---|")
+    r4 = rh["first_step_sec"] / rb["first_step_sec"]
+    s(f"| process start → step {half + 1} recorded | {secs(rh['first_step_sec'])} | {secs(rb['first_step_sec'])} | {ratio(r4)} |")
+    s(f"| peak memory until then | {mib(rh['peak_mem_bytes'])} | {mib(rb['peak_mem_bytes'])} | |")
+    s("")
+    s("```sh")
+    s(run.commands["resume_hf"])
+    s(run.commands["resume_bertpt"])
+    s("```")
+    s("")
+    summary.append((f"4. Resume: start → first new step", secs(rh["first_step_sec"]), secs(rb["first_step_sec"]), ratio(r4)))
+
+    # ---------------------------------------------------------------- 5. pipeline
+    stages = [("tokenizer training", "pipe_hf_tok", "pipe_bertpt_tok"),
+              (f"prepare (seq {a.seq})", "pipe_hf_prep", "pipe_bertpt_prep"),
+              (f"train bert-mini bf16, {a.steps_pipe} steps", "pipe_hf_train", "pipe_bertpt_train")]
+    sec5 = []
+    s = sec5.append
+    s("## 5. The whole pipeline: raw text → trained bert-mini")
+    s("")
+    s(f"Each side on its own: its tokenizer (vocab {a.vocab:,}), its preparation at seq {a.seq} (HF: the "
+      "run_mlm recipe of row 2 plus `save_to_disk`; bertpt: `prepare`, concat, no held-out split), then "
+      f"{a.steps_pipe} training steps of bert-mini in bf16 with row 3's options, ending with a saved "
+      "checkpoint. Three commands on each side; the sum of their wall times.")
+    s("")
+    s("| stage | HF | bertpt | bertpt / HF | HF peak memory | bertpt peak memory |")
+    s("|---|---|---|---|---|---|")
+    th_sum = tb_sum = 0.0
+    for label, hn, bn in stages:
+        hm_, bm_ = run.m(hn), run.m(bn)
+        th_sum += hm_["wall_sec"]
+        tb_sum += bm_["wall_sec"]
+        s(f"| {label} | {secs(hm_['wall_sec'])} | {secs(bm_['wall_sec'])} | {ratio(hm_['wall_sec'] / bm_['wall_sec'])} | "
+          f"{mib(hm_['peak_mem_bytes'])} | {mib(bm_['peak_mem_bytes'])} |")
+    s(f"| **total** | **{secs(th_sum)}** | **{secs(tb_sum)}** | {ratio(th_sum / tb_sum)} | | |")
+    s("")
+    s("```sh")
+    for _, hn, bn in stages:
+        s(run.commands[hn])
+    for _, hn, bn in stages:
+        s(run.commands[bn])
+    s("```")
+    s("")
+    summary.append((f"5. Pipeline raw text → bert-mini ({a.steps_pipe} steps)", secs(th_sum), secs(tb_sum), ratio(th_sum / tb_sum)))
+
+    # ---------------------------------------------------------------- assemble
+    w("## Summary")
+    w("")
+    w("| row | HF | bertpt | bertpt / HF |")
+    w("|---|---|---|---|")
+    for row in summary:
+        w("| " + " | ".join(row) + " |")
+    w("")
+    w("Times in seconds (whole commands, except evaluation: in-process), training in optimizer steps per second.")
+    w("")
+    L += sec1 + sec2 + sec3 + sec4 + sec5
+    w("## Rerunning")
+    w("")
+    w("```sh")
+    w("bench/peers.sh                 # --size small (the default): this page, ~15 min on 2 cores")
+    w("bench/peers.sh --size full     # all 24 Wikipedia files (~24 MB), longer training runs")
+    w("bench/peers.sh --size tiny     # a smoke test of the script (writes OUT/peers.md, not this page)")
+    w("```")
+    w("")
+    w(f"Options: `--out DIR` (default `runs/peers-SIZE`: every result JSON, log, tokenizer, dataset, "
+      f"the HF `trainer_state.json` files and bertpt run directories), `--threads N` (default `nproc`), "
+      f"`--doc FILE`. `BERTPT_BIN` and `PYTHON` choose the binary and the Python with the HF stack. In "
+      f"the commands above, `OUT` is the output directory. Size `{a.size}`: bert-mini {a.steps_mini} "
+      f"steps, bert-small {a.steps_small} steps, pipeline {a.steps_pipe} steps, {100 * float(a.valid):g}% "
+      f"of the documents held out for evaluation.")
+    w("")
+    with open(a.doc, "w") as f:
+        f.write("\n".join(L))
+
+
+if __name__ == "__main__":
+    main()

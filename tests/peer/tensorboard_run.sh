@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# A bertpt run's TensorBoard event files (RUN/runs, engine/run_log.h) read by TensorBoard's own reader:
+# every number of metrics.jsonl under the Trainer's tag, at its step; after a resume from an earlier
+# checkpoint no step shows twice and the values are the resumed run's; fine-tuning too; --report-to
+# none writes no event file. Usage: tensorboard_run.sh BERTPT_BIN SOURCE_DIR. Exit 77 (CTest:
+# skipped) when the peer is missing — except in CI, where that fails.
+set -euo pipefail
+bin=$1
+src=$2
+py=${BERTPT_PEER_PYTHON:-$src/.venv/bin/python}
+if ! "$py" -c 'import tensorboard, numpy' 2>/dev/null; then
+  if [[ ${CI:-} == true ]]; then
+    echo "the Python peer (tensorboard in $py) is missing: run scripts/setup-test-peers" >&2
+    exit 1
+  fi
+  echo "skipped: no tensorboard in $py (scripts/setup-test-peers installs it)" >&2
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat "$src"/README.md "$src"/docs/*.md >"$work/corpus.txt"
+"$py" - "$work/corpus.txt" "$work/labelled.jsonl" <<'PY'
+import json, sys
+lines = [l.strip() for l in open(sys.argv[1], encoding="utf-8") if len(l.strip()) > 20]
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    for l in lines[:200]:
+        out.write(json.dumps({"text": l, "label": "code" if "`" in l else "prose"}) + "\n")
+PY
+"$bin" tokenizer train -i "$work/corpus.txt" --vocab-size 1000 --out "$work/tok" --quiet
+"$bin" prepare -i "$work/corpus.txt" --tokenizer "$work/tok" --seq-len 32 --out "$work/data" --quiet
+train=("$bin" train --data "$work/data" --model bert-tiny --max-steps 8 --save-steps 4
+  --eval-steps 4 --logging-steps 1 --per-device-batch-size 8 --precision fp32 --threads 1 --quiet)
+"${train[@]}" --output-dir "$work/run"
+"$py" "$src/tests/peer/tensorboard_run.py" "$work/run" 8
+# Resumed from step 4 of the finished run: steps 5..8 are trained again and must replace the old ones.
+cp "$work/run/metrics.jsonl" "$work/first.jsonl"
+"${train[@]}" --output-dir "$work/run" --resume "$work/run/checkpoint-4"
+"$py" "$src/tests/peer/tensorboard_run.py" "$work/run" 8
+"$bin" finetune --model "$work/run/checkpoint-8" --train "$work/labelled.jsonl" --output-dir "$work/clf" \
+  --epochs 2 --per-device-batch-size 16 --max-seq-len 32 --logging-steps 2 --precision fp32 --threads 1 --quiet
+"$py" "$src/tests/peer/tensorboard_run.py" "$work/clf" 26
+"${train[@]}" --output-dir "$work/none" --report-to none
+if [[ -e $work/none/runs ]]; then
+  echo "FAIL: --report-to none wrote $work/none/runs" >&2
+  exit 1
+fi
+echo "tensorboard_run: ok"

@@ -1,0 +1,79 @@
+// The chart: TensorBoard's smoothing, and real PNG / SVG files that cairo reads back.
+#include "plot/chart.h"
+
+#include <cairo.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/error.h"
+#include "common/test_util.h"
+
+namespace bertpt::plot {
+namespace {
+
+using bertpt::testing::TempDir;
+
+TEST(Chart, SmoothingIsTensorBoardsDebiasedMovingAverage) {
+  const Points raw = {{1, 10}, {2, 0}, {3, 4}};
+  const Points s = smooth(raw, 0.6);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_DOUBLE_EQ(s[0].second, 10.0);  // debiased: the first point is the raw value
+  // ema1 = 0.4·10 = 4, ema2 = 0.6·4 + 0 = 2.4, ema3 = 0.6·2.4 + 0.4·4 = 3.04; debias 1 - 0.6^k
+  EXPECT_NEAR(s[1].second, 2.4 / (1 - 0.36), 1e-12);
+  EXPECT_NEAR(s[2].second, 3.04 / (1 - 0.216), 1e-12);
+  EXPECT_EQ(s[2].first, 3.0);
+  EXPECT_EQ(smooth(raw, 0.0), raw);
+}
+
+RunCurves run(const std::string& label, double scale) {
+  RunCurves c;
+  c.label = label;
+  c.source = "bertpt";
+  for (int i = 1; i <= 50; ++i) {
+    c.loss.emplace_back(i * 10, scale * (10.0 / std::sqrt(i) + 0.1 * std::sin(i)));
+    c.learning_rate.emplace_back(i * 10, 1e-4 * (1 - i / 50.0));
+  }
+  c.eval_loss = {{250, scale * 1.5}, {500, scale * 1.2}};
+  c.records = 52;
+  return c;
+}
+
+TEST(Chart, WritesAPngThatCairoReadsBack) {
+  TempDir tmp;
+  ChartOptions o;
+  o.title = "two runs";
+  write_chart({run("a", 1.0), run("b", 1.1)}, o, tmp.file("c.png"));
+  const std::string bytes = bertpt::testing::slurp(tmp.file("c.png"));
+  ASSERT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  cairo_surface_t* s = cairo_image_surface_create_from_png(tmp.file("c.png").c_str());
+  ASSERT_EQ(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+  EXPECT_EQ(cairo_image_surface_get_width(s), o.width);
+  EXPECT_EQ(cairo_image_surface_get_height(s), o.height);
+  // Something was drawn in the run colours, not a blank page: count the non-white, non-grey pixels.
+  const unsigned char* data = cairo_image_surface_get_data(s);
+  const int stride = cairo_image_surface_get_stride(s);
+  int coloured = 0;
+  for (int y = 0; y < o.height; ++y) {
+    for (int x = 0; x < o.width; ++x) {
+      const unsigned char* px = data + y * stride + 4 * x;  // B, G, R, X
+      coloured += std::abs(int(px[0]) - int(px[2])) > 60 ? 1 : 0;
+    }
+  }
+  cairo_surface_destroy(s);
+  EXPECT_GT(coloured, 1000);
+}
+
+TEST(Chart, WritesSvgAndRefusesBadSmoothing) {
+  TempDir tmp;
+  write_chart({run("a", 1.0)}, ChartOptions{}, tmp.file("c.svg"));
+  const std::string svg = bertpt::testing::slurp(tmp.file("c.svg"));
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  ChartOptions bad;
+  bad.smoothing = 1.0;
+  EXPECT_THROW(write_chart({run("a", 1.0)}, bad, tmp.file("d.png")), BadInput);
+}
+
+}  // namespace
+}  // namespace bertpt::plot

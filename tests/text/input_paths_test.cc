@@ -1,0 +1,114 @@
+// Input paths from hostile trees: a symlink loop is not followed (one warning, each file read once),
+// a file reached by two paths is read once, and a FIFO or device given as input is refused at once
+// with one line naming it instead of blocking forever.
+#include "text/input_paths.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "common/error.h"
+#include "common/test_util.h"
+#include "common/warning.h"
+#include "text/byte_source.h"
+#include "text/corpus_reader.h"
+
+namespace bertpt::text {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::error_of;
+using testing::TempDir;
+using testing::write_file;
+
+std::vector<std::string> paths_of(const std::vector<InputFile>& files) {
+  std::vector<std::string> paths;
+  for (const InputFile& f : files) paths.push_back(f.path);
+  return paths;
+}
+
+TEST(InputPaths, ASymlinkLoopIsNotFollowedAndWarnedAboutOnce) {
+  TempDir dir;
+  const std::string root = dir.file("corpus");
+  fs::create_directories(root + "/sub");
+  write_file(root + "/a.txt", "alpha\n");
+  write_file(root + "/sub/b.txt", "beta\n");
+  fs::create_directory_symlink("..", root + "/sub/loop");  // corpus/sub/loop -> corpus
+  WarningCapture warnings;
+  const std::vector<InputFile> files = expand_input(root);
+  EXPECT_EQ(paths_of(files), (std::vector<std::string>{root + "/a.txt", root + "/sub/b.txt"}));
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_EQ(warnings.messages()[0], "input " + root + ": " + root + "/sub/loop is a symlink loop back to " + root +
+                                        "; not followed (each file is read once)");
+  // Read through the corpus reader: every document once.
+  CorpusOptions o;
+  o.inputs = {root};
+  CorpusReader reader(o);
+  Document doc;
+  std::vector<std::string> docs;
+  while (reader.next(doc)) docs.emplace_back(doc.text);
+  EXPECT_EQ(docs, (std::vector<std::string>{"alpha", "beta"}));
+}
+
+TEST(InputPaths, ASelfLoopAndMutualLoops) {
+  TempDir dir;
+  const std::string root = dir.file("c");
+  fs::create_directories(root + "/x");
+  fs::create_directories(root + "/y");
+  write_file(root + "/x/f.txt", "f\n");
+  fs::create_directory_symlink("../y", root + "/x/to_y");
+  fs::create_directory_symlink("../x", root + "/y/to_x");
+  fs::create_directory_symlink(".", root + "/self");
+  WarningCapture warnings;
+  EXPECT_EQ(paths_of(expand_input(root)), (std::vector<std::string>{root + "/x/f.txt"}));
+  EXPECT_EQ(warnings.messages().size(), 2u);  // self, and x/to_y/to_x back to x
+}
+
+TEST(InputPaths, AFileReachedByTwoPathsIsReadOnce) {
+  TempDir dir;
+  const std::string root = dir.file("c");
+  fs::create_directories(root + "/real");
+  write_file(root + "/real/f.txt", "f\n");
+  fs::create_directory_symlink("real", root + "/alias");           // the same directory twice
+  fs::create_symlink("real/f.txt", root + "/link.txt");            // the same file under another name
+  fs::create_hard_link(root + "/real/f.txt", root + "/hard.txt");  // and once more, hard-linked
+  WarningCapture warnings;
+  EXPECT_EQ(paths_of(expand_input(root)), (std::vector<std::string>{root + "/alias/f.txt"}));
+  EXPECT_TRUE(warnings.messages().empty());  // not a loop
+}
+
+TEST(InputPaths, AFifoGivenAsInputIsRefusedNamingIt) {
+  TempDir dir;
+  const std::string fifo = dir.file("stream");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of([&] { expand_input(fifo); }), "input " + fifo + " is a FIFO (named pipe), not a regular file");
+  EXPECT_EQ(error_of([&] { expand_input(dir.file("str*")); }),
+            "input " + fifo + " is a FIFO (named pipe), not a regular file");
+  // Opened directly (tokenizer encode, labelled data): refused too, without waiting for a writer.
+  EXPECT_EQ(error_of([&] { open_byte_source(fifo); }), fifo + " is a FIFO (named pipe), not a regular file");
+  // Inside a directory it is skipped like any other non-file entry.
+  write_file(dir.file("a.txt"), "a\n");
+  EXPECT_EQ(paths_of(expand_input(dir.path())), (std::vector<std::string>{dir.file("a.txt")}));
+}
+
+TEST(InputPaths, ADeviceGivenAsInputIsRefused) {
+  EXPECT_EQ(error_of([] { expand_input("/dev/zero"); }), "input /dev/zero is a character device, not a regular file");
+  EXPECT_EQ(error_of([] { open_byte_source("/dev/zero"); }), "/dev/zero is a device, not a regular file");
+}
+
+TEST(InputPaths, FifoOnTheCommandLineFailsAtOnceWithOneLine) {
+  TempDir dir;
+  const std::string fifo = dir.file("stream");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // `timeout`: before the fix the command blocked forever on the FIFO.
+  auto r = testing::run_shell("timeout 20 " + testing::shell_quote(testing::bertpt_bin()) + " corpus stats -i " +
+                              testing::shell_quote(fifo));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "bertpt: error: input " + fifo + " is a FIFO (named pipe), not a regular file");
+}
+
+}  // namespace
+}  // namespace bertpt::text
