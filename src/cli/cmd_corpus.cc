@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/corpus_options.h"
@@ -146,7 +147,7 @@ extern "C" void on_merge_signal(int sig) {
 // SIGINT/SIGTERM while merging: the first one stops the merge, which removes its temporary files
 // (the shuffle's buckets are as large as the input), and then the process ends by that signal, as
 // it would have without the handler; a second one ends it at once (the next merge into the same
-// output removes what it left).
+// output removes what it left). A signal that was ignored when bertpt started stays ignored.
 class MergeSignals {
  public:
   MergeSignals() {
@@ -156,8 +157,12 @@ class MergeSignals {
     sa.sa_handler = on_merge_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
+    // A signal ignored on entry stays ignored (a background job of a script, nohup), as it would
+    // have been without the handler.
+    for (auto [sig, old] : {std::pair{SIGINT, &old_int_}, std::pair{SIGTERM, &old_term_}}) {
+      sigaction(sig, nullptr, old);
+      if (old->sa_handler != SIG_IGN) sigaction(sig, &sa, nullptr);
+    }
   }
   ~MergeSignals() { restore(); }
   MergeSignals(const MergeSignals&) = delete;

@@ -156,10 +156,16 @@ void write_directory_atomic(const std::string& dir, const std::string& tmp, cons
 
 namespace {
 
-// `dir` as an absolute path without a trailing "/" or "/.", the name rename() can move.
+// `dir` as an absolute path without a trailing "/" or "/.", the name rename() can move; a symlink to
+// a directory is followed, so that the directory is replaced and the link stays.
 fs::path directory_path(const std::string& dir) {
   fs::path p = fs::absolute(dir).lexically_normal();
   if (!p.has_filename() && p.has_parent_path() && p != p.root_path()) p = p.parent_path();
+  std::error_code ec;
+  if (fs::is_symlink(p, ec)) {
+    const fs::path target = fs::canonical(p, ec);
+    if (!ec) return target;
+  }
   return p;
 }
 
@@ -198,9 +204,8 @@ void recover_interrupted_set_write(const fs::path& dir) {
   }
 }
 
-// The entries of `dir` that are not `owned`, linked (or copied) into `into`, with `dir`'s permissions.
+// The entries of `dir` that are not `owned`, linked (or copied) into `into`.
 void carry_over(const fs::path& dir, const std::vector<std::string>& owned, const std::string& into) {
-  fs::permissions(into, fs::status(dir).permissions());
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
     if (std::find(owned.begin(), owned.end(), name) != owned.end()) continue;
@@ -240,6 +245,7 @@ void write_directory_set(const std::string& dir_in, const std::vector<std::strin
       [&](const std::string& into) {
         if (existed) carry_over(dir, owned, into);
         fill(into);
+        if (existed) fs::permissions(into, fs::status(dir).permissions());  // the old directory's
       },
       hint);
 }

@@ -99,6 +99,16 @@ TEST(DirectorySet, AKillBetweenTheTwoRenamesLosesNothing) {
   EXPECT_EQ(names_in(tmp.path()), (std::set<std::string>{"set"}));
 }
 
+TEST(DirectorySet, ASymlinkToTheDirectoryStaysALink) {
+  TempDir tmp;
+  write_set(tmp.file("real"), "1");
+  fs::create_directory_symlink("real", tmp.file("link"));
+  write_set(tmp.file("link"), "2");
+  EXPECT_TRUE(fs::is_symlink(tmp.file("link")));
+  EXPECT_EQ(slurp(tmp.file("real/a.txt")), "a2");
+  EXPECT_EQ(names_in(tmp.path()), (std::set<std::string>{"link", "real"}));
+}
+
 TEST(DirectorySet, AFileInThePlaceIsRefused) {
   TempDir tmp;
   write_file(tmp.file("set"), "x");

@@ -20,13 +20,19 @@ wait_for_buckets() {
   return 1
 }
 
+# (trap - INT: a script starts background jobs with SIGINT ignored, and bertpt keeps a signal ignored
+# that was ignored when it started.)
 for sig in INT TERM; do
-  "$BERTPT" corpus merge -q -i "$T/corpus.txt" --shuffle --shuffle-memory-mb 1 -o "$T/out/merged.jsonl" &
+  (
+    trap - INT
+    exec "$BERTPT" corpus merge -q -i "$T/corpus.txt" --shuffle --shuffle-memory-mb 1 -o "$T/out/merged.jsonl"
+  ) &
   pid=$!
   BG_PIDS+=("$pid")
   wait_for_buckets "$pid" || fail "the merge ended before it could be interrupted"
-  sleep 0.3
+  kill -STOP "$pid"  # held while spilling; the signal is handled when it goes on
   kill -"$sig" "$pid"
+  kill -CONT "$pid"
   wait "$pid"
   rc=$?
   [[ $rc == $((128 + $(kill -l "$sig"))) ]] || fail "SIG$sig: exit $rc, expected death by the signal"
@@ -40,7 +46,6 @@ pass "SIGINT/SIGTERM during a shuffle remove its buckets and unfinished output"
 pid=$!
 BG_PIDS+=("$pid")
 wait_for_buckets "$pid" || fail "the merge ended before it could be killed"
-sleep 0.5
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 compgen -G "$T/out/merged.jsonl.buckets.*" >/dev/null || fail "expected the killed merge's buckets"
