@@ -223,6 +223,10 @@ void check_options(const PrepareOptions& o) {
   if (o.seq_len < 8) {
     throw BadInput("--seq-len " + std::to_string(o.seq_len) + " is too short", "use 8 or more (BERT uses 128 or 512)");
   }
+  if (o.max_positions > kMaxShardSeqLen) {
+    throw BadInput("--max-positions " + std::to_string(o.max_positions) + " exceeds the longest sequence a shard holds",
+                   "use --max-positions " + std::to_string(kMaxShardSeqLen) + " or less");
+  }
   if (o.seq_len > o.max_positions) {
     throw BadInput("--seq-len " + std::to_string(o.seq_len) + " exceeds the model's max_position_embeddings (" +
                        std::to_string(o.max_positions) + ")",

@@ -110,6 +110,10 @@ ShardReader::ShardReader(const std::string& path) : path_(path) {
   if (header_.bytes_per_id != 2 && header_.bytes_per_id != 4)
     fail("bad id width " + std::to_string(header_.bytes_per_id));
   if (header_.seq_len == 0) fail("seq_len is 0");
+  if (header_.seq_len > kMaxShardSeqLen) {
+    fail("seq_len " + std::to_string(header_.seq_len) + " exceeds the longest bertpt writes (" +
+         std::to_string(kMaxShardSeqLen) + ")");
+  }
   // Overflow-checked: a header claiming, say, 2^57 rows must not wrap around to the file's size.
   uint64_t row_bytes = 0, id_bytes = 0, expect = 0;
   if (__builtin_mul_overflow(uint64_t(header_.seq_len), uint64_t(header_.bytes_per_id), &row_bytes) ||

@@ -23,6 +23,8 @@ namespace bertpt::data {
 constexpr char kShardMagic[8] = {'B', 'P', 'T', 'S', 'H', 'A', 'R', 'D'};
 constexpr uint32_t kShardVersion = 1;
 constexpr size_t kShardHeaderBytes = 64;
+// The longest sequence a shard holds (prepare refuses longer); a header claiming more is damaged.
+constexpr uint32_t kMaxShardSeqLen = 1u << 16;
 
 struct ShardHeader {
   uint32_t bytes_per_id = 2;

@@ -63,6 +63,17 @@ TEST(ShardHeader, MoreRealTokensThanIdsIsRefused) {
   EXPECT_NO_THROW(ShardReader r(path));
 }
 
+TEST(ShardHeader, SequenceLengthBeyondAnyBertptWritesIsRefused) {
+  TempDir d;
+  const std::string path = d.file("s.bin");
+  // No rows, so the size check passes; a reader would still size its row buffer by seq_len.
+  write_file(path, header(0, 0x2200000a, 4));
+  EXPECT_EQ(error_of([&] { ShardReader r(path); }),
+            "shard " + path + ": seq_len 570425354 exceeds the longest bertpt writes (65536)");
+  write_file(path, header(0, kMaxShardSeqLen, 4));
+  EXPECT_NO_THROW(ShardReader r(path));
+}
+
 TEST(ShardHeader, NotARegularFileIsRefusedWithoutBlocking) {
   TempDir d;
   const std::string path = d.file("fifo.bin");
