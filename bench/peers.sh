@@ -11,14 +11,15 @@
 #      `bertpt prepare --packing guide` and `bertpt prepare` (concat)
 #   3. training, seq 128, batch 32: Trainer + DataCollatorForLanguageModeling vs `bertpt train`,
 #      bert-mini and bert-small, fp32 and bf16, on the same packed blocks (bertpt's prepared
-#      dataset, which the HF side memory-maps); then evaluation (trainer.evaluate vs `bertpt eval`)
+#      dataset, which the HF side memory-maps); then evaluation (trainer.evaluate vs `bertpt eval`);
+#      and run-to-run noise: bert-mini bf16 once more on each side with another seed
 #   4. resume: from process start to the first new step, Trainer(resume_from_checkpoint) vs
 #      `bertpt train --resume auto`
 #   5. the pipeline raw text -> trained bert-mini (tokenizer + prepare + K steps), end to end
 #
 # Usage: bench/peers.sh [--size tiny|small|full] [--out DIR] [--threads N] [--doc FILE]
-#   --size small (default): the Wikipedia JSONL sample (5.7 MB); ~15 min on 2 cores
-#   --size full: all 24 WikiExtractor files (~24 MB) and more training steps; about an hour
+#   --size small (default): the Wikipedia JSONL sample (5.7 MB); ~45 min on 2 cores
+#   --size full: all 24 WikiExtractor files (~24 MB) and 10x the training steps; hours
 #   --size tiny: 300 documents, a few steps: checks that the script works (writes OUT/peers.md)
 #   --out DIR: everything the run makes (default runs/peers-SIZE): results/*.json, logs/, the
 #     tokenizers, datasets, the HF Trainer and bertpt run directories (loss curves: the HF runs'
@@ -70,6 +71,7 @@ if [[ -z $DOC ]]; then
   if [[ $SIZE == tiny ]]; then DOC=$OUT/peers.md; else DOC=$ROOT/docs/peers.md; fi
 fi
 VOCAB=32000 BATCH=32 SEQ=128 LR=5e-4 WD=0.01
+SEED2=35 # row 3's second seed (the first is both sides' default, 34)
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -126,7 +128,7 @@ m() {
   while [[ $1 != -- ]]; do opts+=("$1"); shift; done
   shift
   printf '%s\t%s\n' "$name" "$(show "$@")" >> "$R/commands.tsv"
-  printf '  %-28s' "$name"
+  printf '  %-30s' "$name"
   if ! "$PY" "$HERE/measure.py" --result "$R/$name.measure.json" "${opts[@]}" -- "$@" > "$OUT/logs/$name.log" 2>&1; then
     echo "FAILED"
     tail -n 30 "$OUT/logs/$name.log" >&2
@@ -193,6 +195,24 @@ for model in bert-mini bert-small; do
   done
 done
 
+# Run-to-run noise: the bert-mini bf16 runs again with seed $SEED2 (other initial weights, sample
+# order, masks and dropout), to set the gap between the two sides' loss curves against the gap
+# between two seeds of one side. Only their training losses are read: no mid-run checkpoint, no
+# HF evaluation (bertpt evaluates at the end whenever there is a held-out split: one batch of it).
+echo "   run-to-run noise: bert-mini bf16 again with seed $SEED2"
+log=$((STEPS_MINI / 10)) warm=$((STEPS_MINI / 10))
+((log >= 1)) || log=1
+tag=mini_bf16_seed$SEED2
+m "train_hf_$tag" -- "$PY" "$HERE/hf_train.py" --bertpt-data "$OUT/data128" --config "$ROOT/configs/bert-mini.json" \
+  --output-dir "$OUT/train/hf-$tag" --precision bf16 --threads "$THREADS" --batch "$BATCH" --max-steps "$STEPS_MINI" \
+  --warmup-steps "$warm" --learning-rate "$LR" --weight-decay "$WD" --logging-steps "$log" --no-checkpoint \
+  --seed "$SEED2" --result "$R/train_hf_$tag.json"
+m "train_bertpt_$tag" -- "$BIN" train --data "$OUT/data128" --model bert-mini --output-dir "$OUT/train/bertpt-$tag" \
+  --precision bf16 --threads "$THREADS" --per-device-batch-size "$BATCH" --max-steps "$STEPS_MINI" \
+  --warmup-steps "$warm" --learning-rate "$LR" --weight-decay "$WD" --logging-steps "$log" --save-steps 0 \
+  --eval-max-batches 1 --seed "$SEED2" --json
+json_of "train_bertpt_$tag"
+
 # --- 4. resume at the middle checkpoint of the bert-mini bf16 runs (copies; the final checkpoint
 # removed, as after a crash in the second half), timed until the first new step is recorded; the
 # process is then killed.
@@ -236,18 +256,20 @@ m pipe_bertpt_train -- "$BIN" train --data "$OUT/pipe-bertpt/data" --model bert-
   --warmup-steps "$((STEPS_PIPE / 10))" --learning-rate "$LR" --weight-decay "$WD" \
   --logging-steps "$((STEPS_PIPE / 10 > 0 ? STEPS_PIPE / 10 : 1))" --save-steps 0 --quiet
 
-# --- the loss curves of the bert-mini bf16 runs, drawn together by bertpt plot
+# --- the loss curves of the bert-mini bf16 runs (both seeds), drawn together by bertpt plot
 echo "plot"
 PLOT=$OUT/plots/loss-bert-mini-bf16.svg
 if "$BIN" plot --help 2>&1 | grep -q -- '--overlay'; then
-  plot_cmd=("$BIN" plot "$OUT/train/bertpt-mini_bf16" --overlay "$OUT/train/hf-mini_bf16/trainer_state.json" -o "$PLOT"
-    --title "bert-mini bf16, seq $SEQ, batch $BATCH: bertpt vs HF Trainer" --quiet)
+  plot_cmd=("$BIN" plot "$OUT/train/bertpt-mini_bf16" "$OUT/train/bertpt-mini_bf16_seed$SEED2"
+    --overlay "$OUT/train/hf-mini_bf16/trainer_state.json" --overlay "$OUT/train/hf-mini_bf16_seed$SEED2/trainer_state.json"
+    -o "$PLOT" --title "bert-mini bf16, seq $SEQ, batch $BATCH: bertpt vs HF Trainer, two seeds each" --quiet)
 else
   # TODO(peers): switch to `bertpt plot RUN --overlay trainer_state.json` once `bertpt plot --help`
   # lists --overlay (the branch above takes it automatically); until then, plot's positional runs
-  # accept a Trainer's trainer_state.json and draw both.
-  plot_cmd=("$BIN" plot "$OUT/train/bertpt-mini_bf16" "$OUT/train/hf-mini_bf16/trainer_state.json" -o "$PLOT"
-    --title "bert-mini bf16, seq $SEQ, batch $BATCH: bertpt vs HF Trainer" --quiet)
+  # accept a Trainer's trainer_state.json and draw them all.
+  plot_cmd=("$BIN" plot "$OUT/train/bertpt-mini_bf16" "$OUT/train/bertpt-mini_bf16_seed$SEED2"
+    "$OUT/train/hf-mini_bf16/trainer_state.json" "$OUT/train/hf-mini_bf16_seed$SEED2/trainer_state.json"
+    -o "$PLOT" --title "bert-mini bf16, seq $SEQ, batch $BATCH: bertpt vs HF Trainer, two seeds each" --quiet)
 fi
 if "${plot_cmd[@]}" > "$OUT/logs/plot.log" 2>&1; then
   printf '%s\t%s\n' plot "$(show "${plot_cmd[@]}")" >> "$R/commands.tsv"
@@ -268,6 +290,6 @@ if [[ -n $PLOT ]]; then
 fi
 "$PY" "$HERE/report.py" --out "$OUT" --size "$SIZE" --threads "$THREADS" --bertpt "$BIN" --corpus "$CORPUS" \
   --seconds "$((T_END - T_BEGIN))" --steps-mini "$STEPS_MINI" --steps-small "$STEPS_SMALL" --steps-pipe "$STEPS_PIPE" \
-  --seq "$SEQ" --batch "$BATCH" --lr "$LR" --weight-decay "$WD" --valid "$VALID" --vocab "$VOCAB" \
+  --seq "$SEQ" --batch "$BATCH" --lr "$LR" --weight-decay "$WD" --valid "$VALID" --vocab "$VOCAB" --seed2 "$SEED2" \
   ${PLOT_DOC:+--plot "$PLOT_DOC"} --doc "$DOC"
 echo "wrote $DOC"

@@ -15,8 +15,10 @@ Model: BertForMaskedLM(BertConfig.from_json_file(CONFIG)) with vocab_size set to
 configs/bert-mini.json — the same file bertpt's preset is (src/model/bert_config.cc; a test there
 checks they agree). Trainer options mirror `bertpt train`'s: AdamW (the Trainer's default,
 adamw_torch_fused) with betas (0.9, 0.999), eps 1e-8, the given weight decay (not on biases and
-LayerNorm weights, as in both), linear warmup + decay, clipping at 1.0, seed, bf16 autocast
-(bf16=True) or fp32, CPU, torch.set_num_threads(--threads).
+LayerNorm weights, as in both), linear warmup + decay, clipping at 1.0, --seed (default 34, bertpt's
+default: the model's initial weights via torch.manual_seed, and TrainingArguments(seed, data_seed):
+sample order, masks, dropout), bf16 autocast (bf16=True) or fp32, CPU, torch.set_num_threads(--threads).
+--no-checkpoint saves no checkpoint at all (save_strategy="no"; trainer_state.json is still written).
 
 Timing: a callback records the wall clock at train begin and at every logging step; the result JSON
 holds them, with Trainer's own train metrics, the final loss, trainer.evaluate()'s runtime (--eval),
@@ -124,6 +126,7 @@ def main():
     ap.add_argument("--weight-decay", type=float, default=0.01)
     ap.add_argument("--logging-steps", type=int, default=10)
     ap.add_argument("--save-steps", type=int, default=0, help="0: one checkpoint at the end")
+    ap.add_argument("--no-checkpoint", action="store_true", help="no checkpoint at all (save_strategy=\"no\")")
     ap.add_argument("--seed", type=int, default=34)
     ap.add_argument("--eval", action="store_true", help="trainer.evaluate() on the valid split after training")
     ap.add_argument("--resume", action="store_true", help="resume_from_checkpoint=True (the latest in --output-dir)")
@@ -170,8 +173,9 @@ def main():
         bf16=a.precision == "bf16",
         use_cpu=True,
         seed=a.seed,
+        data_seed=a.seed,
         logging_steps=a.logging_steps,
-        save_strategy="steps",
+        save_strategy="no" if a.no_checkpoint else "steps",
         save_steps=a.save_steps if a.save_steps > 0 else a.max_steps,
         save_total_limit=2,
         eval_strategy="no",
@@ -200,6 +204,7 @@ def main():
         "parameters": sum(p.numel() for p in model.parameters()),
         "train_sequences": len(train),
         "max_steps": a.max_steps,
+        "seed": a.seed,
         "import_sec": t_imported - T_START,
         "setup_sec": t_ready - t_imported,
         "train_call_sec": t_trained - t_ready,
@@ -213,6 +218,7 @@ def main():
         ev = trainer.evaluate()
         result["eval"] = ev
         result["eval_sequences"] = len(valid)
+    os.makedirs(a.output_dir, exist_ok=True)  # not made by the Trainer when nothing is saved
     trainer.save_state()  # after evaluate(): its record goes into log_history too
     with open(a.result, "w") as f:
         json.dump(result, f, indent=1)

@@ -7,10 +7,12 @@ time until a JSON-lines file shows a training step after a given one.
 Peak memory ("peak_mem_bytes") is the larger of (a) getrusage(RUSAGE_CHILDREN).ru_maxrss, the
 peak RSS of the largest single process (what /usr/bin/time -v reports; exact), and (b) the sum of
 the proportional set sizes (PSS: shared pages split among the processes sharing them) of the whole
-process tree, sampled every 20 ms. (b) matters only for datasets' num_proc workers, which are
-separate processes forked from the main one: their summed RSS would count the pages they share
-with it several times, their summed PSS does not. For a single process (a) >= (b). Both are
-written to the result.
+process tree, sampled every 0.25 s while the command has child processes. (b) matters only for
+datasets' num_proc workers, which are separate processes forked from the main one: their summed
+RSS would count the pages they share with it several times, their summed PSS does not. For a single
+process (a) >= (b), so nothing is sampled then: reading a big process's memory map costs
+milliseconds of CPU, which a 2-core machine would take from the command measured. Both are written
+to the result.
 
 --watch FILE --after-step N: FILE is a JSON-lines log (bertpt's metrics.jsonl, or the marker file
 bench/peers/hf_train.py writes); "first_step_sec" is the time from starting the command until a
@@ -33,12 +35,15 @@ import psutil
 
 
 def tree_pss(proc):
+    """Summed PSS of proc and its descendants; 0 while it has none (see the module doc)."""
     total = 0
     try:
-        procs = [proc] + proc.children(recursive=True)
+        children = proc.children(recursive=True)
     except psutil.Error:
         return 0
-    for p in procs:
+    if not children:
+        return 0
+    for p in [proc] + children:
         try:
             total += p.memory_full_info().pss
         except psutil.Error:
@@ -66,10 +71,12 @@ def main():
     pos = 0
     buf = ""
     killed = False
+    next_sample = 0.0
     while True:
         rc = child.poll()
-        if rc is None:
+        if rc is None and time.monotonic() >= next_sample:
             peak_tree = max(peak_tree, tree_pss(proc))
+            next_sample = time.monotonic() + 0.25
         if a.watch and first_step is None and os.path.exists(a.watch):
             with open(a.watch) as f:
                 f.seek(pos)
@@ -90,7 +97,10 @@ def main():
                 killed = True
         if rc is not None:
             break
-        time.sleep(0.02)
+        try:  # wakes up as soon as the command ends
+            child.wait(timeout=0.02 if a.watch else 0.1)
+        except subprocess.TimeoutExpired:
+            pass
     wall = time.monotonic() - t0
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     ru_max = ru.ru_maxrss * 1024  # KiB on Linux

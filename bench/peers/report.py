@@ -104,11 +104,21 @@ def steady_rate_bertpt(run_dir):
     return (b["step"] - a["step"]) / (b["elapsed_sec"] - a["elapsed_sec"]), a["step"], b["step"], recs
 
 
+def final_loss_bertpt(run_dir):
+    """The last logged training loss of a bertpt run, and the run's seed."""
+    recs = [x for x in jsonl(os.path.join(run_dir, "metrics.jsonl")) if "loss" in x and "eval_loss" not in x]
+    return recs[-1]["loss"], load(os.path.join(run_dir, "run_config.json"))["seed"]
+
+
+def signed(x):
+    return f"{x:+.3f}".replace("-", "−")
+
+
 def main():
     ap = argparse.ArgumentParser()
     for k in ("out", "size", "bertpt", "corpus", "doc", "lr", "weight_decay", "valid"):
         ap.add_argument("--" + k.replace("_", "-"), required=True)
-    for k in ("threads", "seconds", "steps_mini", "steps_small", "steps_pipe", "seq", "batch", "vocab"):
+    for k in ("threads", "seconds", "steps_mini", "steps_small", "steps_pipe", "seq", "batch", "vocab", "seed2"):
         ap.add_argument("--" + k.replace("_", "-"), type=int, required=True)
     ap.add_argument("--plot")
     ap.add_argument("--python", default=sys.executable)
@@ -156,7 +166,7 @@ def main():
       + ". Both sides read the same file.")
     w("- **Memory** is the peak resident set of the command (`getrusage`, what `/usr/bin/time -v` "
       "reports), or, when larger, the peak of the summed proportional set sizes of its process tree "
-      "(sampled every 20 ms; this counts datasets' `num_proc` worker processes). "
+      "(sampled every 0.25 s while the command has child processes: datasets' `num_proc` workers). "
       "Times are wall-clock times of the whole command (start-up, imports and writing the output "
       "included) unless a row says otherwise.")
     w("- **bertpt / HF** is a speed ratio: HF's time divided by bertpt's (or bertpt's throughput "
@@ -275,6 +285,20 @@ def main():
 
     # ---------------------------------------------------------------- 3. training
     man128 = load(os.path.join(a.out, "data128", "manifest.json"))
+    # Run-to-run noise: the bert-mini bf16 runs at their (default) seed and again at --seed2.
+    noise = {}
+    for side, name in (("HF Trainer", "hf"), ("bertpt", "bertpt")):
+        for tag in ("mini_bf16", f"mini_bf16_seed{a.seed2}"):
+            if name == "hf":
+                h = run.j(f"train_hf_{tag}")
+                noise[side, tag] = (h["final_loss"], h["seed"])
+            else:
+                noise[side, tag] = final_loss_bertpt(os.path.join(a.out, "train", f"bertpt-{tag}"))
+    seed1, seed2 = noise["bertpt", "mini_bf16"][1], noise["bertpt", f"mini_bf16_seed{a.seed2}"][1]
+    if (noise["HF Trainer", "mini_bf16"][1], noise["HF Trainer", f"mini_bf16_seed{a.seed2}"][1]) != (seed1, seed2) \
+            or seed1 == seed2:
+        raise SystemExit(f"report.py: the bert-mini bf16 runs' seeds: {[(k, v[1]) for k, v in noise.items()]}; "
+                         "want one seed for both sides' row-3 runs and another for both noise runs")
     sec3 = []
     s = sec3.append
     s(f"## 3. Training (seq {a.seq}, batch {a.batch}) and evaluation")
@@ -290,9 +314,10 @@ def main():
       "presets are — on CPU (`use_cpu=True`; `bench/peers/hf_train.py`). Same options on both sides: "
       f"AdamW lr {a.lr}, linear warmup over the first 10% of the steps then linear decay to 0, weight decay "
       f"{a.weight_decay} (not on biases and LayerNorm weights), betas (0.9, 0.999), eps 1e-8, clipping at 1.0, "
-      "seed 34, a log record every 10% of the steps, a checkpoint at half way and at the end, then one "
+      f"seed {seed1}, a log record every 10% of the steps, a checkpoint at half way and at the end, then one "
       "evaluation over the whole held-out split. Precision: fp32, or bf16 autocast "
-      "(Trainer `bf16=True`; bertpt `--precision bf16`).")
+      "(Trainer `bf16=True`; bertpt `--precision bf16`). The bert-mini bf16 runs are repeated with seed "
+      f"{seed2} to measure the run-to-run noise (below the loss curves).")
     s("")
     s("**steps/s** is measured between the first and the last log record (the first 10% of the steps, "
       "with the first step's allocations, left out; the mid-run checkpoint included): HF from a "
@@ -324,7 +349,10 @@ def main():
     s("")
     s(f"HF ran with `optim={hf_info['optim'].split('.')[-1].lower()}` (the Trainer's default) and "
       f"`attn_implementation={hf_info['attn_implementation']}`. bertpt's MLM head runs at the masked "
-      "positions only, HF's at every position (a difference of design: the same loss, less work).")
+      "positions only, HF's at every position (a difference of design: the same loss, less work). "
+      "The fp32 and bf16 runs of one side see the same samples, masks and dropout (same seed), so their "
+      "losses agree to about 1e-3; the two sides draw different ones, so theirs differ more (by how much "
+      "against two seeds of one side: the run-to-run noise below the loss curves).")
     s("")
     s("**Evaluation** of the final checkpoint on the held-out split: HF `trainer.evaluate()` (in the "
       "training process, so no start-up: its `eval_runtime`), bertpt `bertpt eval` (its own `seconds`, "
@@ -342,12 +370,39 @@ def main():
     s("")
     if a.plot:
         rel = os.path.relpath(a.plot, doc_dir)
-        s(f"The loss curves of the bert-mini bf16 runs, drawn together by `bertpt plot` from bertpt's "
-          f"`metrics.jsonl` and the Trainer's `trainer_state.json` (both kept under the run's output "
-          f"directory, `OUT/train/`):")
+        s(f"The loss curves of the bert-mini bf16 runs, seeds {seed1} and {seed2} on each side, drawn together "
+          f"by `bertpt plot` from bertpt's `metrics.jsonl` and the Trainer's `trainer_state.json` (all kept "
+          f"under the run's output directory, `OUT/train/`):")
         s("")
-        s(f"![bert-mini bf16: bertpt and HF Trainer loss curves]({rel})")
+        s(f"![bert-mini bf16: bertpt and HF Trainer loss curves, two seeds each]({rel})")
         s("")
+    log_mini = max(a.steps_mini // 10, 1)
+    s(f"**Run-to-run noise.** The bert-mini bf16 runs once more on each side with seed {seed2} instead of "
+      f"{seed1} (other initial weights, sample order, masks and dropout; the same options otherwise, without "
+      "the mid-run checkpoint and HF's evaluation, which do not touch the training losses; bertpt's "
+      "end-of-run evaluation, which it always runs, limited to one batch). Final loss: the last logged "
+      + (f"training loss, the mean over steps {a.steps_mini - log_mini + 1}–{a.steps_mini}." if log_mini > 1
+         else f"training loss, that of step {a.steps_mini}."))
+    s("")
+    s(f"| final loss, bert-mini bf16 | seed {seed1} | seed {seed2} | between seeds (seed {seed2} − seed {seed1}) |")
+    s("|---|---|---|---|")
+    gaps = {}
+    for side in ("HF Trainer", "bertpt"):
+        l1, l2 = noise[side, "mini_bf16"][0], noise[side, f"mini_bf16_seed{a.seed2}"][0]
+        gaps[side] = l2 - l1
+        s(f"| {side} | {l1:.3f} | {l2:.3f} | {signed(gaps[side])} |")
+    between = {tag: noise["bertpt", tag][0] - noise["HF Trainer", tag][0] for tag in ("mini_bf16", f"mini_bf16_seed{a.seed2}")}
+    s(f"| between sides (bertpt − HF) | {signed(between['mini_bf16'])} | {signed(between[f'mini_bf16_seed{a.seed2}'])} | |")
+    s("")
+    noisiest = max(gaps, key=lambda k: abs(gaps[k]))
+    d, n = abs(between["mini_bf16"]), abs(gaps[noisiest])
+    s(f"At seed {seed1} the two sides' final losses differ by {d:.3f}, "
+      + (f"within the run-to-run noise measured here: the larger of the two between-seed differences is "
+         f"{n:.3f} ({noisiest})." if d <= n else
+         f"more than the run-to-run noise measured here: the larger of the two between-seed differences is "
+         f"only {n:.3f} ({noisiest}).")
+      + " Two seeds per side make a rough measure of that noise, not a confidence interval.")
+    s("")
     s("```sh")
     s(run.commands["data128"])
     for model in ("mini", "small"):
@@ -355,6 +410,8 @@ def main():
             s(run.commands[f"train_hf_{model}_{prec}"])
             s(run.commands[f"train_bertpt_{model}_{prec}"])
             s(run.commands[f"eval_bertpt_{model}_{prec}"])
+    s(run.commands[f"train_hf_mini_bf16_seed{a.seed2}"])
+    s(run.commands[f"train_bertpt_mini_bf16_seed{a.seed2}"])
     if "plot" in run.commands:
         s(run.commands["plot"])
     s("```")
@@ -435,8 +492,8 @@ def main():
     w("## Rerunning")
     w("")
     w("```sh")
-    w("bench/peers.sh                 # --size small (the default): this page, ~15 min on 2 cores")
-    w("bench/peers.sh --size full     # all 24 Wikipedia files (~24 MB), longer training runs")
+    w("bench/peers.sh                 # --size small (the default): this page, ~45 min on 2 cores")
+    w("bench/peers.sh --size full     # all 24 Wikipedia files (~24 MB), 10x the training steps: hours")
     w("bench/peers.sh --size tiny     # a smoke test of the script (writes OUT/peers.md, not this page)")
     w("```")
     w("")
@@ -445,7 +502,7 @@ def main():
       f"`--doc FILE`. `BERTPT_BIN` and `PYTHON` choose the binary and the Python with the HF stack. In "
       f"the commands above, `OUT` is the output directory. Size `{a.size}`: bert-mini {a.steps_mini} "
       f"steps, bert-small {a.steps_small} steps, pipeline {a.steps_pipe} steps, {100 * float(a.valid):g}% "
-      f"of the documents held out for evaluation.")
+      f"of the documents held out for evaluation; seeds {seed1} and {seed2} for the run-to-run noise.")
     w("")
     with open(a.doc, "w") as f:
         f.write("\n".join(L))
