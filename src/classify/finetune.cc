@@ -17,8 +17,10 @@
 #include "classify/label_map.h"
 #include "classify/metrics.h"
 #include "common/atomic_file.h"
+#include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/hash.h"
+#include "common/json_fields.h"
 #include "common/jsonl_log.h"
 #include "engine/adamw.h"
 #include "engine/batch_dump.h"
@@ -82,13 +84,17 @@ void FinetuneOptions::validate() const {
   if (train.empty()) throw BadInput("--train is required", "a JSONL, CSV or TSV file of labelled examples");
   if (output_dir.empty()) throw BadInput("--output-dir is required");
   if (epochs <= 0) throw BadInput("--epochs must be > 0");
-  if (!(learning_rate > 0)) throw BadInput("--learning-rate must be > 0");
+  // Comparisons are false for NaN and the bounds are finite, so NaN and inf are refused too.
+  if (!(learning_rate > 0 && learning_rate <= 10)) throw BadInput("--learning-rate must be in (0, 10]");
   if (per_device_batch_size <= 0) throw BadInput("--per-device-batch-size must be > 0");
   if (grad_accum <= 0) throw BadInput("--grad-accum must be > 0");
   if (eval_batch_size <= 0) throw BadInput("--eval-batch-size must be > 0");
   if (max_seq_len < 3) throw BadInput("--max-seq-len must be at least 3 ([CLS], a token, [SEP])");
-  if (warmup_ratio < 0 || warmup_ratio > 1) throw BadInput("--warmup-ratio must be in [0, 1]");
-  if (weight_decay < 0) throw BadInput("--weight-decay must be >= 0");
+  if (!(warmup_ratio >= 0 && warmup_ratio <= 1)) throw BadInput("--warmup-ratio must be in [0, 1]");
+  if (!(weight_decay >= 0 && weight_decay <= 1e3)) throw BadInput("--weight-decay must be in [0, 1000]");
+  if (std::isnan(max_grad_norm) || max_grad_norm >= 1e30) {
+    throw BadInput("--max-grad-norm must be a finite number (<= 0: no clipping)");
+  }
   if (max_nan_steps <= 0) throw BadInput("--max-nan-steps must be > 0");
   if (metric_for_best != "accuracy" && metric_for_best != "macro_f1") {
     throw BadInput("--metric-for-best must be accuracy or macro_f1, got '" + metric_for_best + "'");
@@ -321,6 +327,7 @@ class Finetuning {
   int64_t n_ = 0, global_batch_ = 0, steps_per_epoch_ = 0, step_ = 0;
   std::unique_ptr<engine::RunLog> metrics_;
   fs::path out_, best_dir_;
+  std::optional<DirLock> lock_;  // OUT/.bertpt.lock, held by the main rank
   nlohmann::json history_ = nlohmann::json::array();
   double best_score_ = -1;
   int64_t best_epoch_ = 0;
@@ -345,6 +352,8 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
   message(data_summary(data_, o_.max_seq_len));
   out_ = fs::path(o_.output_dir);
   best_dir_ = out_ / "best";
+  // One fine-tuning per OUT directory at a time; taken before an earlier run's files may be removed.
+  if (main_) lock_.emplace(DirLock::inside(o_.output_dir));
   resume_dir_ = find_resume_dir();
   build_model();
   n_ = int64_t(data_.train.examples.size());
@@ -455,18 +464,20 @@ void Finetuning::restore(const std::string& dir) {
   const nlohmann::json state = engine::read_trainer_state(dir, {"task", "options", "epoch_loss", "history",
                                                                 "best_score", "best_epoch", "skipped_steps",
                                                                 "consecutive_nonfinite_steps"});
-  if (state.value("task", "") != "finetune" || state.value("options", nlohmann::json()) != resume_fingerprint(o_)) {
+  if (state["task"] != "finetune" || state["options"] != resume_fingerprint(o_)) {
     throw BadInput("cannot resume " + dir + ": it is not a checkpoint of a fine-tuning run with these options",
                    "resume with the options of the interrupted run (its run_config.json), or start afresh with "
                    "--overwrite-output-dir");
   }
-  optimizer_->load_state(engine::read_optimizer_state(dir), state["optimizer_steps"].get<int64_t>(), dir);
-  step_ = state["step"].get<int64_t>();
-  history_ = state["history"];
-  best_score_ = state["best_score"].get<double>();
-  best_epoch_ = state["best_epoch"].get<int64_t>();
-  resumed_epoch_loss_ = state["epoch_loss"].get<double>();
-  make_step_runner(state["skipped_steps"].get<int64_t>(), state["consecutive_nonfinite_steps"].get<int64_t>());
+  // A field of the wrong type names the file and the field (common/json_fields.h).
+  const JsonFields f(state, dir + "/trainer_state.json", "", "the checkpoint is corrupt; resume from another");
+  optimizer_->load_state(engine::read_optimizer_state(dir), f.i64("optimizer_steps"), dir);
+  step_ = f.i64("step");
+  history_ = f.array("history");
+  best_score_ = f.number("best_score");
+  best_epoch_ = f.i64("best_epoch");
+  resumed_epoch_loss_ = f.number("epoch_loss");
+  make_step_runner(f.i64("skipped_steps"), f.i64("consecutive_nonfinite_steps"));
   message("resuming " + dir + " at step " + std::to_string(step_) + " of " + std::to_string(schedule_.total));
 }
 

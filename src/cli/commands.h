@@ -16,8 +16,12 @@ struct CommonFlags {
   bool quiet = false;  // no progress or summary on stderr
 };
 
-// Adds --json and --quiet to `cmd`, stored in `flags`.
+// Adds --json, --quiet and --verbose to `cmd`: the first two stored in `flags`, --verbose in the
+// process-wide verbose_errors().
 void add_common_flags(CLI::App* cmd, CommonFlags& flags);
+// Whether --verbose was given: an internal error then shows its whole message (LibTorch's C++ stack
+// trace included) instead of its first line.
+bool& verbose_errors();
 
 // The process's command line, kept by main() so that a launcher can start copies of it.
 void set_program_args(int argc, char** argv);

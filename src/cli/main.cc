@@ -13,14 +13,20 @@
 
 namespace bertpt::cli {
 
+bool& verbose_errors() {
+  static bool verbose = false;
+  return verbose;
+}
+
 void add_common_flags(CLI::App* cmd, CommonFlags& flags) {
   cmd->add_flag("--json", flags.json, "Print the final summary as one JSON object on stdout");
   cmd->add_flag("-q,--quiet", flags.quiet, "No progress or summary on stderr");
+  cmd->add_flag("--verbose", verbose_errors(), "On an internal error, print LibTorch's whole message and stack trace");
 }
 
 namespace {
 std::vector<std::string> g_program_args;
-}
+}  // namespace
 
 void set_program_args(int argc, char** argv) { g_program_args.assign(argv, argv + argc); }
 const std::vector<std::string>& program_args() { return g_program_args; }
@@ -30,6 +36,20 @@ void print_json(const nlohmann::json& summary) {
 }
 
 }  // namespace bertpt::cli
+
+namespace {
+
+// The first line of an exception's message. LibTorch's c10::Error puts its C++ stack trace after the
+// first newline ("Exception raised from ... (most recent call first): frame #0 ..."), which a user
+// should not have to read; --verbose shows all of it.
+std::string first_line(const std::exception& e, bool* cut) {
+  const std::string what = e.what();
+  const size_t nl = what.find('\n');
+  *cut = nl != std::string::npos;
+  return what.substr(0, nl);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace bertpt;
@@ -66,8 +86,15 @@ int main(int argc, char** argv) {
           leftover.front().c_str());
       return 1;
     }
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 1;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // A usage error (a missing or malformed option, a value out of range) in the one-line form of
+    // every other error, naming the command whose --help explains it.
+    std::string command = "bertpt";
+    for (const CLI::App* a = &app; a; a = a->get_subcommands().empty() ? nullptr : a->get_subcommands().front()) {
+      if (a != &app) command += " " + a->get_name();
+    }
+    std::fprintf(stderr, "bertpt: error: %s\n  hint: run '%s --help'\n", e.what(), command.c_str());
+    return 1;
   } catch (const cli::WorkersFinished& w) {
     return w.status;  // the built-in launcher: the workers' status
   } catch (const Error& e) {
@@ -78,7 +105,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bertpt: error: out of memory\n");
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "bertpt: internal error: %s\n", e.what());
+    bool cut = false;
+    const std::string line = first_line(e, &cut);
+    std::fprintf(stderr, "bertpt: internal error: %s\n", cli::verbose_errors() ? e.what() : line.c_str());
+    if (cut && !cli::verbose_errors()) {
+      std::fprintf(stderr, "  hint: rerun with --verbose for the whole message; please report it with the command\n");
+    }
     return 2;
   }
   return 0;

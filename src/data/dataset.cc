@@ -50,16 +50,33 @@ size_t Dataset::shard_of(uint64_t index, uint64_t& row) const {
   return s;
 }
 
+// A damaged shard may hold ids past the vocabulary; the model's embedding lookup must never see one
+// (LibTorch would fail with an index error naming nothing). One pass over the row: cheap next to a step.
+template <typename Id>
+void Dataset::check_ids(size_t shard, uint64_t row, const Id* ids) const {
+  const uint64_t vocab = manifest_.vocab_size;
+  for (uint32_t i = 0; i < seq_len(); ++i) {
+    if (uint64_t(ids[i]) >= vocab) {
+      throw BadInput("shard " + shards_[shard]->path() + " row " + std::to_string(row) + " position " +
+                         std::to_string(i) + " holds token id " + std::to_string(uint64_t(ids[i])) +
+                         " but the vocabulary has " + std::to_string(vocab) + " tokens",
+                     "the shard is damaged: check it with 'bertpt data verify " + dir_ + "' and re-run bertpt prepare");
+    }
+  }
+}
+
 void Dataset::get(uint64_t index, int64_t* out) const {
   uint64_t row;
   size_t s = shard_of(index, row);
   shards_[s]->read_row(row, out);
+  check_ids(s, row, out);
 }
 
 void Dataset::get(uint64_t index, uint32_t* out) const {
   uint64_t row;
   size_t s = shard_of(index, row);
   shards_[s]->read_row(row, out);
+  check_ids(s, row, out);
 }
 
 }  // namespace bertpt::data

@@ -22,7 +22,8 @@ class Dataset {
   uint64_t size() const { return total_rows_; }
   uint32_t seq_len() const { return manifest_.seq_len; }
   uint64_t vocab_size() const { return manifest_.vocab_size; }
-  // Copies sample `index` (< size()) into `out` (seq_len ids).
+  // Copies sample `index` (< size()) into `out` (seq_len ids). Throws BadInput naming the shard and
+  // row when an id is not below vocab_size() (a damaged shard).
   void get(uint64_t index, int64_t* out) const;
   void get(uint64_t index, uint32_t* out) const;
 
@@ -35,6 +36,8 @@ class Dataset {
  private:
   void open_shards(const io::ManifestSplit& split);
   size_t shard_of(uint64_t index, uint64_t& row) const;
+  template <typename Id>
+  void check_ids(size_t shard, uint64_t row, const Id* ids) const;
   std::string dir_;
   io::Manifest manifest_;
   std::vector<std::unique_ptr<ShardReader>> shards_;

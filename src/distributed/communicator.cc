@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 
 #include "common/error.h"
+#include "distributed/rendezvous_net.h"
 
 namespace bertpt::distributed {
 
@@ -103,6 +105,33 @@ class ProcessGroupComm final : public Communicator {
   std::chrono::milliseconds timeout_;
 };
 
+// GLOO_SOCKET_IFNAME when set (as torch.distributed honours it), else the address this machine reaches
+// the master from (distributed/rendezvous_net.h), so every node advertises an address the others reach.
+std::shared_ptr<::gloo::transport::Device> gloo_device(const DistEnv& env) {
+  if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname) {
+    return c10d::ProcessGroupGloo::createDeviceForInterface(ifname);
+  }
+  return c10d::ProcessGroupGloo::createDeviceForHostname(local_address_to(env.master_addr, env.master_port));
+}
+
+// Every rank compares its world size with rank 0's through the store, before Gloo or NCCL see a
+// mismatch (theirs is an "enforce fail" naming neither size). Nodes started with different --nnodes
+// or --nproc-per-node end here.
+void check_world_size(c10d::Store& store, const DistEnv& env) {
+  const std::string key = "bertpt/world_size";
+  if (env.rank == 0) {
+    const std::string mine = std::to_string(env.world_size);
+    store.set(key, std::vector<uint8_t>(mine.begin(), mine.end()));
+  }
+  const std::vector<uint8_t> v = store.get(key);
+  const std::string rank0(v.begin(), v.end());
+  if (rank0 != std::to_string(env.world_size)) {
+    throw BadInput("rank " + std::to_string(env.rank) + " was started for a world of " +
+                       std::to_string(env.world_size) + " processes, rank 0 for " + rank0,
+                   "start every node with the same --nnodes and --nproc-per-node (or the same launcher settings)");
+  }
+}
+
 }  // namespace
 
 void Communicator::check_same(const std::string& what, uint64_t value) {
@@ -146,7 +175,14 @@ std::shared_ptr<Communicator> make_communicator(const DistEnv& env, const Commun
     so.numWorkers = size_t(env.world_size);
     so.waitWorkers = true;
     so.timeout = options.timeout;
+    if (so.isServer) {
+      so.masterListenFd = listen_on(env.master_addr, env.master_port);
+      so.useLibUV = false;  // the socket-based server takes over a listening fd
+    }
     store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+    check_world_size(*store, env);
+  } catch (const BadInput&) {
+    throw;
   } catch (const std::exception& e) {
     std::string msg = e.what();
     if (auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
@@ -169,7 +205,7 @@ std::shared_ptr<Communicator> make_communicator(const DistEnv& env, const Commun
 #endif
     }
     auto opts = c10d::ProcessGroupGloo::Options::create(options.timeout);
-    opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+    opts->devices.push_back(gloo_device(env));
     auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(c10::make_intrusive<c10d::PrefixStore>("gloo", store),
                                                           env.rank, env.world_size, opts);
     return std::make_shared<ProcessGroupComm>(pg, env.rank, env.world_size, "gloo", options.timeout);

@@ -55,6 +55,10 @@ DistEnv detect_dist_env(const std::function<const char*(const char*)>& getenv_fn
   if (const char* v = get("BERTPT_PROCESS_GROUP_FOR_ONE")) e.process_group_for_one = std::string(v) == "1";
   if (const char* v = get("MASTER_ADDR")) e.master_addr = v;
   if (const char* v = get("MASTER_PORT")) e.master_port = parse_int("MASTER_PORT", v);
+  if (e.master_port < 1 || e.master_port > 65535) {
+    throw BadInput("MASTER_PORT " + std::to_string(e.master_port) + " is not a TCP port (1-65535)",
+                   "export the rendezvous port node 0 listens on");
+  }
   if (e.world_size < 1 || e.rank >= e.world_size) {
     throw BadInput("rank " + std::to_string(e.rank) + " is not below the world size " + std::to_string(e.world_size) +
                    " (from the " + e.launcher + " environment)");

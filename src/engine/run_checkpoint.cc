@@ -138,11 +138,12 @@ nlohmann::json read_trainer_state(const std::string& dir, std::initializer_list<
   } catch (const nlohmann::json::exception& e) {
     throw BadInput(path + ": not valid JSON (" + e.what() + ")", "the checkpoint is corrupt; resume from another");
   }
-  if (!s.is_object() || s.value("format", "") != kTrainerStateFormat) {
+  // Compared as JSON values: a field of another type is "not ours", never a JSON type exception.
+  if (!s.is_object() || !s.contains("format") || s["format"] != kTrainerStateFormat) {
     throw BadInput(path + ": not a bertpt trainer state",
                    "resume needs a checkpoint written by bertpt train or bertpt finetune");
   }
-  if (s.value("format_version", 0) != kTrainerStateVersion) {
+  if (!s.contains("format_version") || s["format_version"] != kTrainerStateVersion) {
     throw BadInput(path + ": trainer state format version " + s["format_version"].dump() + ", this bertpt reads " +
                    std::to_string(kTrainerStateVersion));
   }

@@ -89,6 +89,11 @@ class StepRunner {
   // Reads the device-side counters into the interval (before a checkpoint records the counters).
   void settle(int64_t through_step);
 
+  // The interval so far (settled parts only: call settle() first). A checkpoint saves it and a resumed
+  // run restores it, so the first log record after a resume covers its whole logging window.
+  const StepInterval& interval() const { return interval_; }
+  void restore_interval(const StepInterval& interval) { interval_ = interval; }
+
   int64_t skipped_steps() const { return skipped_; }
   int64_t consecutive_bad_steps() const { return consecutive_bad_; }
   bool reads_back_every_step() const { return !device_step_; }

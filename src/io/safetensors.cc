@@ -264,7 +264,7 @@ nlohmann::json parse_header(const std::string& p, const uint8_t* begin, const ui
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(begin, end, cb);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range
     throw BadInput(p + ": safetensors header is not valid JSON: " + e.what(), kCorruptHint);
   }
   if (!header.is_object()) throw BadInput(p + ": safetensors header is not a JSON object", kCorruptHint);

@@ -14,11 +14,14 @@
 #include <ATen/Parallel.h>
 
 #include "common/atomic_file.h"
+#include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/hash.h"
+#include "common/json_fields.h"
 #include "common/jsonl_log.h"
 #include "common/progress.h"
 #include "data/dataset.h"
+#include "data/verify.h"
 #include "engine/adamw.h"
 #include "engine/batch_dump.h"
 #include "engine/collectives.h"
@@ -98,11 +101,44 @@ PretrainOptions validated(const PretrainOptions& o) {
   return o;
 }
 
-// DATA's train split, checked against the tokenizer it was prepared with.
-std::shared_ptr<const data::Dataset> open_train_split(const std::string& dir) {
+// The steps since the last log record, as a checkpoint saves them (trainer_state.json "log_window"):
+// a run resumed between two log records then logs the true window, not only its own part of it.
+nlohmann::json log_window_json(const engine::StepInterval& iv, double flops) {
+  return {{"steps", iv.steps},     {"good_steps", iv.good_steps}, {"loss_sum", iv.loss_sum},
+          {"correct", iv.correct}, {"count", iv.count},           {"last_grad_norm", iv.last_grad_norm},
+          {"last_lr", iv.last_lr}, {"seconds", iv.seconds},       {"flops", flops}};
+}
+
+engine::StepInterval log_window_from_json(const nlohmann::json& j, const std::string& checkpoint, double& flops) {
+  const JsonFields f(j, checkpoint + "/trainer_state.json", "log_window");
+  engine::StepInterval iv;
+  iv.steps = f.i64("steps");
+  iv.good_steps = f.i64("good_steps");
+  iv.loss_sum = f.number("loss_sum");
+  iv.correct = f.number("correct");
+  iv.count = f.number("count");
+  // A non-finite norm (the window's last step was skipped) is written as null.
+  iv.last_grad_norm = f.any("last_grad_norm").is_null() ? std::nan("") : f.number("last_grad_norm");
+  iv.last_lr = f.number("last_lr");
+  iv.seconds = f.number("seconds");
+  flops = f.number("flops");
+  return iv;
+}
+
+// DATA's train split, checked against the tokenizer it was prepared with; with `verify`, every
+// shard of DATA is hashed and scanned first (data/verify.h).
+std::shared_ptr<const data::Dataset> open_train_split(const std::string& dir, bool verify) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     throw BadInput("--data " + dir + " does not exist", "create a dataset with bertpt prepare --out DIR");
+  }
+  if (verify) {
+    const data::VerifyResult v = data::verify_dataset(dir);
+    if (!v.ok()) {
+      throw BadInput("--verify-data: " + std::to_string(v.problems.size()) + " problem(s) in " + dir +
+                         ", the first: " + v.problems.front(),
+                     "bertpt data verify " + dir + " lists them all; re-run bertpt prepare");
+    }
   }
   auto dataset = std::make_shared<const data::Dataset>(dir, "train");
   if (dataset->size() == 0)
@@ -254,6 +290,7 @@ class Pretraining {
   double cost_so_far() const { return prior_cost_ + price_ * (elapsed_ - prior_elapsed_) / 3600.0; }
 
   const PretrainOptions o_;
+  std::optional<DirLock> lock_;  // RUN/.bertpt.lock, held by the main rank
   const TrainHooks& hooks_;
   engine::SingleProcess single_;
   engine::Collectives& coll_;
@@ -297,7 +334,9 @@ Pretraining::Pretraining(const PretrainOptions& options, const TrainHooks& hooks
       device_(engine::setup_runtime(options.threads, options.device)),
       bf16_(engine::is_bf16(options.precision)),
       dump_(options.dump_batches, coll_.rank()) {
-  dataset_ = open_train_split(o_.data);
+  dataset_ = open_train_split(o_.data, o_.verify_data);
+  // One run per RUN directory at a time; taken before resolve_start may delete an earlier run's checkpoints.
+  if (main_) lock_.emplace(DirLock::inside(o_.output_dir));
   const Start start = resolve_start(o_, *dataset_, main_, [this](const std::string& m) { message(m); });
   resume_dir_ = start.resume_dir;
   build_model(resolve_model_source(o_, start, *dataset_));
@@ -341,14 +380,16 @@ void Pretraining::restore(const Start& start) {
   int64_t skipped = 0, consecutive_bad = 0;
   if (!resume_dir_.empty()) {
     const nlohmann::json& state = start.state;
-    step_ = state["step"].get<int64_t>();
-    position_ = state["data_position"].get<uint64_t>();
-    prior_elapsed_ = state.value("elapsed_sec", 0.0);
-    prior_cost_ = state.value("cost_usd", 0.0);
-    skipped = state.value("skipped_steps", int64_t(0));
-    consecutive_bad = state.value("consecutive_nonfinite_steps", int64_t(0));
-    optimizer_->load_state(engine::read_optimizer_state(resume_dir_), state["optimizer_steps"].get<int64_t>(),
-                           resume_dir_);
+    // A field of the wrong type names the file and the field (common/json_fields.h).
+    const JsonFields f(state, resume_dir_ + "/trainer_state.json", "",
+                       "the checkpoint is corrupt; resume from another");
+    step_ = f.i64("step");
+    position_ = f.u64("data_position");
+    prior_elapsed_ = f.has("elapsed_sec") ? f.number("elapsed_sec") : 0.0;
+    prior_cost_ = f.has("cost_usd") ? f.number("cost_usd") : 0.0;
+    skipped = f.has("skipped_steps") ? f.i64("skipped_steps") : 0;
+    consecutive_bad = f.has("consecutive_nonfinite_steps") ? f.i64("consecutive_nonfinite_steps") : 0;
+    optimizer_->load_state(engine::read_optimizer_state(resume_dir_), f.i64("optimizer_steps"), resume_dir_);
     message("resuming " + resume_dir_ + " at step " + std::to_string(step_) + " (sample position " +
             std::to_string(position_) + ")");
   }
@@ -365,6 +406,9 @@ void Pretraining::restore(const Start& start) {
   };
   runner_ = std::make_unique<engine::StepRunner>(
       so, params_, *optimizer_, coll_, [this](const std::string& m) { message(m); }, skipped, consecutive_bad);
+  if (!resume_dir_.empty() && start.state.contains("log_window")) {
+    runner_->restore_interval(log_window_from_json(start.state["log_window"], resume_dir_, interval_flops_));
+  }
 }
 
 // RUN: the effective config, and metrics.jsonl without the records past the resumed step.
@@ -574,6 +618,7 @@ nlohmann::json Pretraining::trainer_state() const {
   s["skipped_steps"] = runner_->skipped_steps();
   s["consecutive_nonfinite_steps"] = runner_->consecutive_bad_steps();
   s["learning_rate"] = schedule_.at(step_);
+  s["log_window"] = log_window_json(runner_->interval(), interval_flops_);
   s["schedule"] = {{"kind", o_.lr_scheduler},
                    {"peak", o_.learning_rate},
                    {"warmup_steps", o_.warmup_steps},

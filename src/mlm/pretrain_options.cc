@@ -1,5 +1,6 @@
 #include "mlm/pretrain_options.h"
 
+#include <cmath>
 #include <set>
 #include <type_traits>
 
@@ -71,17 +72,20 @@ void PretrainOptions::validate() const {
   };
   need(!data.empty(), "--data", "is required (a directory written by bertpt prepare)");
   need(!output_dir.empty(), "--output-dir", "is required (the run directory)");
-  need(learning_rate >= 0, flag_of("learning_rate"), "must be >= 0");
+  // Comparisons are false for NaN, and every bound below is finite, so NaN and inf are refused too.
+  need(learning_rate >= 0 && learning_rate <= 10, flag_of("learning_rate"), "must be in [0, 10]");
   need(per_device_batch_size > 0, flag_of("per_device_batch_size"), "must be > 0");
   need(grad_accum > 0, flag_of("grad_accum"), "must be > 0");
   need(max_steps > 0, flag_of("max_steps"), "must be > 0");
   need(warmup_steps >= 0, flag_of("warmup_steps"), "must be >= 0");
   need(lr_scheduler == "linear" || lr_scheduler == "constant" || lr_scheduler == "cosine", flag_of("lr_scheduler"),
        "must be linear, constant or cosine, not '" + lr_scheduler + "'");
-  need(weight_decay >= 0, flag_of("weight_decay"), "must be >= 0");
+  need(weight_decay >= 0 && weight_decay <= 1e3, flag_of("weight_decay"), "must be in [0, 1000]");
   need(adam_beta1 >= 0 && adam_beta1 < 1, flag_of("adam_beta1"), "must be in [0, 1)");
   need(adam_beta2 >= 0 && adam_beta2 < 1, flag_of("adam_beta2"), "must be in [0, 1)");
-  need(adam_epsilon > 0, flag_of("adam_epsilon"), "must be > 0");
+  need(adam_epsilon > 0 && adam_epsilon <= 1, flag_of("adam_epsilon"), "must be in (0, 1]");
+  need(!std::isnan(max_grad_norm) && max_grad_norm < 1e30, flag_of("max_grad_norm"),
+       "must be a finite number (<= 0: no clipping)");
   need(mlm_probability > 0 && mlm_probability < 1, flag_of("mlm_probability"), "must be in (0, 1)");
   engine::parse_precision(precision, flag_of("precision"));
   need(device == "cpu" || device.rfind("cuda", 0) == 0, flag_of("device"),
@@ -97,8 +101,8 @@ void PretrainOptions::validate() const {
   need(save_steps >= 0, flag_of("save_steps"), "must be >= 0");
   need(save_total_limit >= 0, flag_of("save_total_limit"), "must be >= 0");
   need(max_nan_steps > 0, flag_of("max_nan_steps"), "must be > 0");
-  need(price_per_hour >= 0, flag_of("price_per_hour"), "must be >= 0");
-  need(peak_tflops >= 0, flag_of("peak_tflops"), "must be >= 0");
+  need(price_per_hour >= 0 && price_per_hour < 1e9, flag_of("price_per_hour"), "must be a finite number >= 0");
+  need(peak_tflops >= 0 && peak_tflops < 1e9, flag_of("peak_tflops"), "must be a finite number >= 0");
   engine::validate_report_to(report_to);
   if (!init_from.empty() && !resume.empty() && resume != "auto") {
     throw BadInput("--init-from and --resume both given",

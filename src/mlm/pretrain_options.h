@@ -18,6 +18,7 @@ struct PretrainOptions {
   std::string init_from;              // HF checkpoint dir (safetensors) to start from
   std::string resume;                 // RUN/checkpoint-STEP, or "auto" (latest complete one in RUN)
   bool overwrite_output_dir = false;  // allow a fresh run in a RUN that already has checkpoints
+  bool verify_data = false;           // hash every shard and check every id before training (data/verify.h)
 
   // ---- optimisation (the guide's values)
   double learning_rate = 5e-5;
@@ -76,6 +77,9 @@ void visit_pretrain_options(Options& o, F&& f) {
     "Continue from RUN/checkpoint-STEP, or 'auto' for the latest complete checkpoint in --output-dir");
   f("overwrite_output_dir", o.overwrite_output_dir,
     "Start afresh in an --output-dir that already has checkpoints (they are deleted)");
+  f("verify_data", o.verify_data,
+    "Before training, check every shard's SHA-256 and token ids against the manifest (as bertpt data verify); "
+    "headers and sizes are always checked");
   f("learning_rate", o.learning_rate, "Peak learning rate");
   f("per_device_batch_size", o.per_device_batch_size, "Sequences per micro-batch on each device");
   f("grad_accum", o.grad_accum, "Micro-batches accumulated per optimizer step");

@@ -87,6 +87,36 @@ std::string exe_dir() {
 
 }  // namespace
 
+// Upper bounds far above any BERT ever trained (bert-large: 1024 wide, 24 layers, 30k tokens;
+// multilingual vocabularies reach 250k): a value beyond them is a typo or a hostile file, and would
+// otherwise end in a multi-terabyte allocation that names nothing.
+void BertConfig::check_bounds(const std::string& source) const {
+  auto at_most = [&](const char* field, int64_t v, int64_t max) {
+    if (v > max) {
+      field_error(source, field, "is " + std::to_string(v) + ", more than bertpt accepts (" + std::to_string(max) + ")",
+                  "is this the config.json you meant? bert-large has hidden_size 1024 and 24 layers");
+    }
+  };
+  at_most("vocab_size", vocab_size, int64_t(1) << 22);
+  at_most("hidden_size", hidden_size, 16384);
+  at_most("num_hidden_layers", num_hidden_layers, 512);
+  at_most("num_attention_heads", num_attention_heads, 1024);
+  at_most("intermediate_size", intermediate_size, 131072);
+  at_most("max_position_embeddings", max_position_embeddings, 65536);
+  at_most("type_vocab_size", type_vocab_size, 1024);
+  // Within those bounds a model can still outgrow the machine: its fp32 weights alone must fit in RAM.
+  const double params = double(vocab_size + max_position_embeddings + type_vocab_size) * double(hidden_size) +
+                        double(num_hidden_layers) *
+                            (4.0 * hidden_size * hidden_size + 2.0 * hidden_size * intermediate_size);
+  const double ram = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE));
+  if (ram > 0 && 4 * params > ram) {
+    throw BadInput(source + ": the model has about " + std::to_string(int64_t(params / 1e6)) + "M parameters, " +
+                       std::to_string(int64_t(4 * params / 1e9)) + " GB in fp32, more than this machine's " +
+                       std::to_string(int64_t(ram / 1e9)) + " GB of memory",
+                   "check hidden_size, num_hidden_layers, intermediate_size and vocab_size");
+  }
+}
+
 void BertConfig::validate(const std::string& source) const {
   auto positive = [&](const char* field, int64_t v) {
     if (v <= 0) field_error(source, field, "must be positive, got " + std::to_string(v));
@@ -98,6 +128,7 @@ void BertConfig::validate(const std::string& source) const {
   positive("intermediate_size", intermediate_size);
   positive("max_position_embeddings", max_position_embeddings);
   positive("type_vocab_size", type_vocab_size);
+  check_bounds(source);
   if (hidden_size % num_attention_heads != 0) {
     field_error(source, "hidden_size",
                 "(" + std::to_string(hidden_size) + ") is not a multiple of num_attention_heads (" +
@@ -168,7 +199,7 @@ BertConfig BertConfig::from_json(const std::string& text, const std::string& sou
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number too large for its type (out_of_range)
     throw BadInput(source + ": not valid JSON: " + e.what(), "a model config is a Hugging Face config.json");
   }
   if (!j.is_object()) throw BadInput(source + ": not a JSON object", "a model config is a Hugging Face config.json");

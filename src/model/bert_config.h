@@ -44,6 +44,8 @@ struct BertConfig {
   // Throws BadInput naming `source` and the field when a value is out of range or unsupported
   // (e.g. hidden_size not divisible by num_attention_heads).
   void validate(const std::string& source = "config") const;
+  // Part of validate(): sizes beyond any BERT, or fp32 weights larger than this machine's memory.
+  void check_bounds(const std::string& source) const;
 
   // JSON text as transformers writes it: keys sorted, 2-space indent, trailing newline.
   std::string to_json() const;

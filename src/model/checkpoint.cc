@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -114,6 +115,11 @@ void check_decoder_is_tied(const io::SafetensorsFile& file, const std::string& p
 
 }  // namespace
 
+bool allow_non_finite_weights() {
+  const char* v = std::getenv(kAllowNonFiniteEnv);
+  return v && std::string(v) == "1";
+}
+
 void save_safetensors(const torch::nn::Module& module, const std::string& path, c10::ScalarType dtype) {
   torch_dtype_name(dtype);  // throws BadInput unless float32 / bfloat16
   io::SafetensorsWriter writer;
@@ -123,6 +129,10 @@ void save_safetensors(const torch::nn::Module& module, const std::string& path, 
     const at::Tensor& p = item.value();
     if (!seen.insert(p.unsafeGetTensorImpl()).second) continue;  // tied: stored once
     at::Tensor cpu = p.detach().to(c10::kCPU, dtype).contiguous();
+    if (!at::isfinite(cpu).all().item<bool>()) {
+      throw BadInput("refusing to write " + path + ": parameter '" + item.key() + "' holds NaN or infinite values",
+                     "the run diverged; resume from an earlier checkpoint with a lower --learning-rate");
+    }
     std::vector<int64_t> shape(cpu.sizes().begin(), cpu.sizes().end());
     writer.add(item.key(), to_io_dtype(dtype), shape, cpu.data_ptr(), cpu.nbytes());
     // An untied decoder's bias is "cls.predictions.decoder.bias"; transformers 4 reads the head's
@@ -160,6 +170,11 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
     // Copy out of the mapping (it may not be aligned for the element type), then convert.
     at::Tensor src = at::empty(t->shape, at::TensorOptions().dtype(to_scalar_type(t->dtype)));
     std::memcpy(src.data_ptr(), t->data, t->nbytes);
+    if (!allow_non_finite_weights() && !at::isfinite(src).all().item<bool>()) {
+      throw BadInput(path + ": tensor '" + t->name + "' holds NaN or infinite values",
+                     "the run that wrote it diverged: use an earlier checkpoint (or set " +
+                         std::string(kAllowNonFiniteEnv) + "=1 to load it anyway)");
+    }
     param.copy_(src);
     used.insert(t->name);
     report.loaded.push_back(name);

@@ -17,8 +17,14 @@ namespace bertpt::model {
 // Writes every parameter of `module` (named as in named_parameters(); a tensor registered twice is
 // stored once, under its first name) to a safetensors file, converted to `dtype` (Float or BFloat16),
 // with __metadata__ {"format": "pt"}. The tied MLM decoder weight is not a parameter of its own, so
-// — as transformers does — only bert.embeddings.word_embeddings.weight is stored. Atomic.
+// — as transformers does — only bert.embeddings.word_embeddings.weight is stored. Atomic. Throws
+// BadInput, writing nothing, when a parameter holds NaN or inf (a diverged run).
 void save_safetensors(const torch::nn::Module& module, const std::string& path, c10::ScalarType dtype = c10::kFloat);
+
+// Set to 1, this environment variable lets load_safetensors accept NaN or infinite weights (to
+// inspect a diverged run); otherwise such a file is refused.
+constexpr const char* kAllowNonFiniteEnv = "BERTPT_ALLOW_NON_FINITE_WEIGHTS";
+bool allow_non_finite_weights();
 
 // What load_safetensors matched.
 struct LoadReport {
@@ -34,7 +40,8 @@ struct LoadReport {
 //   LayerNorm.gamma / LayerNorm.beta == LayerNorm.weight / LayerNorm.bias (old TF conversions)
 //   keys with or without the "bert." prefix (BertModel <-> BertFor* checkpoints)
 // and ignores the old position_ids buffer. Throws BadInput naming the file and tensor on a shape
-// mismatch or a non-float tensor, and — when `allow_missing` is false — on missing parameters
+// mismatch, a non-float tensor, NaN or inf values (unless allow_non_finite_weights()), and — when
+// `allow_missing` is false — on missing parameters
 // (listing them). Unexpected tensors (e.g. the NSP head of bert-base-uncased) are only reported.
 LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, bool allow_missing = false);
 

@@ -205,6 +205,14 @@ std::vector<T> per_source(const std::vector<T>& values, T fallback, size_t n_sou
   return v;
 }
 
+constexpr double kMaxWeight = 1000;
+
+std::string format_weight(double w) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", w);
+  return buf;
+}
+
 // --max-docs and --weight, one value per source.
 struct SourceLimits {
   std::vector<uint64_t> max_docs;  // 0 = no limit
@@ -215,8 +223,11 @@ struct SourceLimits {
     max_docs = per_source(options.max_docs, uint64_t(0), inputs.size(), "--max-docs");
     weight = per_source(options.weight, 1.0, inputs.size(), "--weight");
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!(weight[i] >= 0) || !std::isfinite(weight[i])) {
-        throw BadInput("--weight for " + inputs[i] + " must be a finite number >= 0");
+      // A weight is copies of each document: beyond kMaxWeight it would write for days, not mix corpora.
+      if (!(weight[i] >= 0 && weight[i] <= kMaxWeight)) {
+        throw BadInput("--weight for " + inputs[i] + " is " + format_weight(weight[i]) + ", must be in [0, " +
+                           format_weight(kMaxWeight) + "]",
+                       "a weight is how many copies of each document to write; 2 doubles a source, 0.5 halves it");
       }
     }
   }

@@ -271,6 +271,12 @@ struct CorpusReader::Impl {
 
 CorpusReader::CorpusReader(CorpusOptions options) : impl_(std::make_unique<Impl>()) {
   if (options.inputs.empty()) throw BadInput("no input given", "pass --input PATH (a file, directory or glob)");
+  if (options.max_line_bytes > kMaxLineBytesLimit) {
+    // The line reader's buffer is twice this; a terabyte here would be an allocation that names nothing.
+    throw BadInput("--max-line-bytes " + std::to_string(options.max_line_bytes) + " is more than " +
+                       std::to_string(kMaxLineBytesLimit) + " (256 MiB)",
+                   "longer lines are cut, not lost: the default 1048576 suits any text corpus");
+  }
   impl_->options = std::move(options);
   for (const auto& input : impl_->options.inputs) {
     impl_->files.push_back(expand_input(input));

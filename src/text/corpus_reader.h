@@ -22,12 +22,15 @@ const char* format_name(Format f);
 DocPer parse_doc_per(const std::string& name);
 const char* doc_per_name(DocPer d);
 
+// The largest --max-line-bytes accepted (the line reader holds two lines' worth of buffer).
+constexpr size_t kMaxLineBytesLimit = size_t(256) << 20;
+
 struct CorpusOptions {
   std::vector<std::string> inputs;  // each --input: a file, a directory (recursive) or a glob
   Format format = Format::Auto;     // forced format, or detected per file
   DocPer doc_per = DocPer::Line;    // how plain text is cut into documents
   std::string text_field = "text";  // JSONL field holding the text
-  size_t max_line_bytes = 1 << 20;  // longer lines are split at a character boundary (counted)
+  size_t max_line_bytes = 1 << 20;  // longer lines are cut at a character boundary (counted); <= kMaxLineBytesLimit
   bool skip_bad_lines = false;      // JSONL: skip (and count) malformed lines instead of failing
 };
 

@@ -424,7 +424,7 @@ Tokenizer parse_tokenizer_json(std::string_view json_text, const std::string& so
   json j;
   try {
     j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number too large for its type (out_of_range)
     throw BadInput(source + ": not valid JSON (" + e.what() + ")");
   }
   const Reader r(source);

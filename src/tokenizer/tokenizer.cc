@@ -77,6 +77,7 @@ Tokenizer::Tokenizer(Parts parts) : parts_(std::move(parts)) {
     for (size_t j = 0; j < i && !seen; ++j) seen = parts_.added_tokens[j].content == t.content;
     if (!seen) ++vocab_size_;
   }
+  check_ids_in_vocabulary();
   auto id_of = [&](const std::string& name) -> int64_t {
     if (name.empty()) return -1;
     const auto id = token_to_id(name);
@@ -87,6 +88,27 @@ Tokenizer::Tokenizer(Parts parts) : parts_(std::move(parts)) {
   special_ids_.cls = id_of(parts_.roles.cls);
   special_ids_.sep = id_of(parts_.roles.sep);
   special_ids_.mask = id_of(parts_.roles.mask);
+}
+
+// Every id the tokenizer can emit lies in [0, vocab_size): a model sized by vocab_size() would fail
+// on any other (an embedding lookup past its table), far from the file that caused it.
+void Tokenizer::check_ids_in_vocabulary() const {
+  auto check = [&](uint64_t id, const std::string& field) {
+    if (id >= vocab_size_) {
+      throw BadInput(field + " is " + std::to_string(id) + ", outside the vocabulary (ids 0 to " +
+                         std::to_string(vocab_size_ - 1) + ")",
+                     "the file was edited or damaged: restore it from the tokenizer it came from");
+    }
+  };
+  for (size_t i = 0; i < parts_.added_tokens.size(); ++i) {
+    check(parts_.added_tokens[i].id, "added_tokens[" + std::to_string(i) + "].id");
+  }
+  if (!parts_.post_processor) return;
+  for (const PostProcessor::Special& sp : parts_.post_processor->special_tokens) {
+    for (size_t i = 0; i < sp.ids.size(); ++i) {
+      check(sp.ids[i], "post_processor.special_tokens." + sp.name + ".ids[" + std::to_string(i) + "]");
+    }
+  }
 }
 
 Tokenizer Tokenizer::bert(std::vector<std::string> vocab, const NormalizerOptions& normalizer,

@@ -126,6 +126,9 @@ class Tokenizer {
   void pre_tokenize(std::string_view normalized, std::vector<std::string_view>& words) const;
 
  private:
+  // BadInput naming the field when an added token's or a post-processor special's id is not below
+  // vocab_size() (the constructor's last check).
+  void check_ids_in_vocabulary() const;
   // The pipeline below the post-processor: encode_sequence splits out raw added tokens,
   // encode_plain normalizes and splits out normalized ones, encode_normalized pre-tokenizes and runs
   // WordPiece. Each stops after the word at which ids.size() reaches `stop_at` (encode_with_limit)

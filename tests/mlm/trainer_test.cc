@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include <ATen/ATen.h>
@@ -105,6 +106,48 @@ TEST_F(TrainerTest, InterruptedAndResumedRunHasTheSameLosses) {
   // metrics.jsonl has each step once.
   std::string metrics = testing::slurp(dir.file("parts/metrics.jsonl"));
   EXPECT_EQ(std::count(metrics.begin(), metrics.end(), '\n'), 8 + 1) << metrics;  // 8 steps + final eval
+}
+
+// The log records of a run resumed between two of them (a checkpoint at step 3, a record every 4
+// steps — as after a kill -9): the first record covers the whole logging window, the steps before the
+// checkpoint included (saved in trainer_state.json), so metrics.jsonl reads as the uninterrupted run's.
+TEST_F(TrainerTest, ResumedBetweenLogRecordsLogsTheWholeWindow) {
+  const std::string model = testing::write_tiny_config(dir, vocab(), 0.1);
+  PretrainOptions o = testing::tiny_options(data, model, dir.file("full"));
+  o.max_steps = 8;
+  o.logging_steps = 4;
+  o.save_steps = 3;
+  o.save_total_limit = 0;
+  o.report_to = "none";
+  run(o);
+  const auto state = nlohmann::json::parse(testing::slurp(dir.file("full/checkpoint-3/trainer_state.json")));
+  ASSERT_EQ(state["log_window"]["steps"], 3) << state.dump();
+  // The run "killed" after step 3: its directory as it was then.
+  fs::create_directories(dir.file("parts"));
+  fs::copy(dir.file("full/checkpoint-3"), dir.file("parts/checkpoint-3"), fs::copy_options::recursive);
+  fs::copy_file(dir.file("full/metrics.jsonl"), dir.file("parts/metrics.jsonl"));
+  PretrainOptions p = o;
+  p.output_dir = dir.file("parts");
+  p.resume = "auto";
+  run(p);
+  auto records = [](const std::string& path) {
+    std::map<int64_t, nlohmann::json> by_step;
+    std::istringstream in(testing::slurp(path));
+    for (std::string line; std::getline(in, line);) {
+      auto r = nlohmann::json::parse(line);
+      if (r.contains("loss")) by_step[r["step"].get<int64_t>()] = r;
+    }
+    return by_step;
+  };
+  const auto full = records(dir.file("full/metrics.jsonl")), parts = records(dir.file("parts/metrics.jsonl"));
+  ASSERT_EQ(full.size(), 2u);
+  ASSERT_EQ(parts.size(), 2u);
+  for (int64_t step : {4, 8}) {
+    ASSERT_TRUE(parts.count(step)) << step;
+    EXPECT_DOUBLE_EQ(parts.at(step)["loss"].get<double>(), full.at(step)["loss"].get<double>()) << step;
+    EXPECT_DOUBLE_EQ(parts.at(step)["mlm_accuracy"].get<double>(), full.at(step)["mlm_accuracy"].get<double>());
+    EXPECT_DOUBLE_EQ(parts.at(step)["grad_norm"].get<double>(), full.at(step)["grad_norm"].get<double>());
+  }
 }
 
 TEST_F(TrainerTest, NonFiniteStepsAreSkippedThenStop) {

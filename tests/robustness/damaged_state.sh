@@ -62,3 +62,15 @@ edit "$T/tok2/special_tokens_map.json" 'j["mask_token"] = 4'
 run "$BERTPT" tokenizer encode -t "$T/tok2" -i "$T/corpus.txt"
 expect_error 1 "$T/tok2/special_tokens_map.json: field \"mask_token\" is an integer"
 pass "a damaged tokenizer file is one error naming the file and the field"
+
+# Ids outside the vocabulary: a special token's id in the post-processor, an added token's id.
+cp "$T/tok/special_tokens_map.json" "$T/tok2/special_tokens_map.json"
+edit "$T/tok2/tokenizer.json" 'j["post_processor"]["special_tokens"]["[CLS]"]["ids"] = [99999]'
+run "$BERTPT" tokenizer encode -t "$T/tok2" -i "$T/corpus.txt"
+expect_error 1 "$T/tok2/tokenizer.json: post_processor.special_tokens.[CLS].ids[0] is 99999, outside the vocabulary (ids 0 to 119)"
+cp "$T/tok/tokenizer.json" "$T/tok2/tokenizer.json"
+edit "$T/tok2/tokenizer.json" 'j["added_tokens"][0]["id"] = 4096'
+run "$BERTPT" prepare -q -i "$T/corpus.txt" -t "$T/tok2" --seq-len 32 -o "$T/ids"
+expect_error 1 "$T/tok2/tokenizer.json: added_tokens[0].id is 4096, outside the vocabulary"
+[[ ! -e $T/ids ]] || fail "prepare with a bad tokenizer created its output"
+pass "token ids outside the vocabulary in tokenizer.json are refused on load, naming the field"
