@@ -10,7 +10,7 @@ void add_corpus_flags(CLI::App* cmd, CorpusFlags& f) {
       ->allow_extra_args(false);
   cmd->add_option("--format", f.format,
                   "Input format: auto (detect per file), text, jsonl (one JSON object per line), "
-                  "wikiextractor (<doc> blocks)")
+                  "wikiextractor (<doc> blocks), mediawiki (a Wikipedia XML dump: one document per article)")
       ->capture_default_str();
   cmd->add_option("--doc-per", f.doc_per,
                   "Plain text: one document per line, per blank-line-separated paragraph, or per file")
@@ -18,6 +18,10 @@ void add_corpus_flags(CLI::App* cmd, CorpusFlags& f) {
   cmd->add_option("--text-field", f.text_field, "JSONL: the field holding the text")->capture_default_str();
   cmd->add_option("--max-line-bytes", f.max_line_bytes,
                   "Lines longer than this are split at a character boundary (and counted)")
+      ->capture_default_str();
+  cmd->add_option("--namespaces", f.namespaces,
+                  "MediaWiki dumps: the namespaces of the pages kept, comma-separated (0: articles, 14: categories)")
+      ->delimiter(',')
       ->capture_default_str();
   cmd->add_flag("--skip-bad-lines", f.skip_bad_lines,
                 "JSONL: skip lines that are not JSON or lack the text field (counted) instead of failing");
@@ -31,6 +35,7 @@ text::CorpusOptions CorpusFlags::to_options() const {
   o.text_field = text_field;
   o.max_line_bytes = max_line_bytes;
   o.skip_bad_lines = skip_bad_lines;
+  o.namespaces = namespaces;
   return o;
 }
 

@@ -16,6 +16,7 @@ struct CorpusFlags {
   std::string text_field = "text";
   size_t max_line_bytes = 1 << 20;
   bool skip_bad_lines = false;
+  std::vector<int64_t> namespaces = {0};
 
   // Validates and converts; throws BadInput on unknown values.
   text::CorpusOptions to_options() const;

@@ -5,8 +5,10 @@
 #include "text/input_paths.h"
 #include "text/json_field.h"
 #include "text/line_reader.h"
+#include "text/mediawiki_xml.h"
 #include "text/prefetch_source.h"
 #include "text/utf8.h"
+#include "text/wikitext.h"
 
 namespace bertpt::text {
 
@@ -15,7 +17,8 @@ Format parse_format(const std::string& name) {
   if (name == "text" || name == "txt") return Format::Text;
   if (name == "jsonl" || name == "json") return Format::Jsonl;
   if (name == "wikiextractor" || name == "wiki") return Format::WikiExtractor;
-  throw BadInput("unknown format '" + name + "'", "use one of: auto, text, jsonl, wikiextractor");
+  if (name == "mediawiki" || name == "xml") return Format::MediaWiki;
+  throw BadInput("unknown format '" + name + "'", "use one of: auto, text, jsonl, wikiextractor, mediawiki");
 }
 
 const char* format_name(Format f) {
@@ -24,6 +27,7 @@ const char* format_name(Format f) {
     case Format::Text: return "text";
     case Format::Jsonl: return "jsonl";
     case Format::WikiExtractor: return "wikiextractor";
+    case Format::MediaWiki: return "mediawiki";
   }
   return "?";
 }
@@ -61,9 +65,9 @@ Format sniff_format(std::string_view head, const std::string& path) {
   std::string_view h = head.substr(i);
   if (starts_with(h, "<doc ") || starts_with(h, "<doc>")) return Format::WikiExtractor;
   if (starts_with(h, "<mediawiki") || (starts_with(h, "<?xml") && h.find("<mediawiki") != std::string_view::npos)) {
-    throw BadInput(path + ": a raw MediaWiki XML dump is not a supported format",
-                   "extract the article text with WikiExtractor first, or force --format text");
+    return Format::MediaWiki;
   }
+  (void)path;
   if (starts_with(h, "{")) return Format::Jsonl;
   return Format::Text;
 }
@@ -88,6 +92,7 @@ struct CorpusReader::Impl {
 
   size_t source = 0, file = 0;  // the next file to open is files[source][file]
   std::unique_ptr<LineReader> reader;
+  std::unique_ptr<MediaWikiReader> wiki;  // over `reader`, when the file is a MediaWiki dump
   std::string path;
   Format format = Format::Text;
   uint64_t accounted_bytes = 0;  // of the open file, already added to stats
@@ -118,6 +123,7 @@ struct CorpusReader::Impl {
         if (bytes->compression() != Compression::None) bytes = prefetch(std::move(bytes));
         reader = std::make_unique<LineReader>(std::move(bytes), options.max_line_bytes);
         format = options.format == Format::Auto ? sniff_format(reader->peek(4096), path) : options.format;
+        if (format == Format::MediaWiki) wiki = std::make_unique<MediaWikiReader>(*reader, path);
         return true;
       }
       ++source;
@@ -127,6 +133,7 @@ struct CorpusReader::Impl {
   }
 
   void close_current() {
+    wiki.reset();
     account_bytes();
     st().long_lines_split += reader->long_lines_split();
     disk_done += reader->source().disk_bytes_read();
@@ -253,8 +260,30 @@ struct CorpusReader::Impl {
     return in_doc && emit(trim_newlines(doc), start, d);
   }
 
+  // One document per page of the kept namespaces, redirects skipped; all counted.
+  bool read_mediawiki(Document& d) {
+    WikiPage page;
+    while (wiki->next(page)) {
+      ++st().pages;
+      bool kept = false;
+      for (int64_t ns : options.namespaces) kept = kept || ns == page.ns;
+      if (!kept) {
+        ++st().pages_other_namespace;
+        continue;
+      }
+      if (page.redirect || is_redirect_wikitext(page.text)) {
+        ++st().pages_redirect;
+        continue;
+      }
+      doc = wikitext_to_text(page.text);
+      if (emit(clean(doc, scratch), page.line, d)) return true;
+    }
+    return false;
+  }
+
   bool read_one(Document& d) {
     switch (format) {
+      case Format::MediaWiki: return read_mediawiki(d);
       case Format::Jsonl: return read_jsonl(d);
       case Format::WikiExtractor: return read_wikiextractor(d);
       case Format::Text:

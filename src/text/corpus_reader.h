@@ -1,5 +1,5 @@
 // Streams documents out of any number of text sources (files, directories, globs; plain text, JSONL,
-// WikiExtractor; optionally gz/zst/xz/bz2-compressed), repairing text on the way. Memory stays
+// WikiExtractor, MediaWiki XML dumps; optionally gz/zst/xz/bz2-compressed), repairing text on the way. Memory stays
 // bounded by the largest single document, whatever the corpus size.
 #pragma once
 
@@ -13,10 +13,10 @@
 
 namespace bertpt::text {
 
-enum class Format { Auto, Text, Jsonl, WikiExtractor };
+enum class Format { Auto, Text, Jsonl, WikiExtractor, MediaWiki };
 enum class DocPer { Line, Paragraph, File };
 
-// "auto", "text", "jsonl", "wikiextractor" <-> Format; parse throws BadInput listing the choices.
+// "auto", "text", "jsonl", "wikiextractor", "mediawiki" <-> Format; parse throws BadInput listing the choices.
 Format parse_format(const std::string& name);
 const char* format_name(Format f);
 DocPer parse_doc_per(const std::string& name);
@@ -32,6 +32,7 @@ struct CorpusOptions {
   std::string text_field = "text";  // JSONL field holding the text
   size_t max_line_bytes = 1 << 20;  // longer lines are cut at a character boundary (counted); <= kMaxLineBytesLimit
   bool skip_bad_lines = false;      // JSONL: skip (and count) malformed lines instead of failing
+  std::vector<int64_t> namespaces = {0};  // MediaWiki dumps: the namespaces kept (0: articles)
 };
 
 struct Document {

@@ -50,6 +50,14 @@ std::string_view LineReader::peek(size_t want) {
   return std::string_view(buf_.data() + begin_, std::min(want, end_ - begin_));
 }
 
+size_t LineReader::read_raw(char* out, size_t capacity) {
+  if (begin_ == end_ && !fill()) return 0;
+  const size_t n = std::min(capacity, end_ - begin_);
+  std::memcpy(out, buf_.data() + begin_, n);
+  begin_ += n;
+  return n;
+}
+
 bool LineReader::next(std::string_view& line) {
   size_t scanned = 0;  // bytes of the pending line already searched for '\n'
   for (;;) {

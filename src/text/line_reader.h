@@ -23,6 +23,10 @@ class LineReader {
   // The first bytes of the file after the BOM (fills the buffer if needed), for format sniffing.
   std::string_view peek(size_t want);
 
+  // The next bytes exactly as they are (after the BOM), up to `capacity`; 0 at the end of input. For
+  // a format read by its own parser (MediaWiki XML); not to be mixed with next().
+  size_t read_raw(char* out, size_t capacity);
+
   uint64_t bytes_read() const { return bytes_read_; }
   uint64_t long_lines_split() const { return long_lines_split_; }
   const ByteSource& source() const { return *source_; }

@@ -15,21 +15,30 @@ SourceStats& SourceStats::operator+=(const SourceStats& o) {
   nul_removed += o.nul_removed;
   long_lines_split += o.long_lines_split;
   bad_lines_skipped += o.bad_lines_skipped;
+  pages += o.pages;
+  pages_redirect += o.pages_redirect;
+  pages_other_namespace += o.pages_other_namespace;
   return *this;
 }
 
 nlohmann::json to_json(const SourceStats& s) {
-  return {{"name", s.name},
-          {"files", s.files},
-          {"bytes", s.bytes},
-          {"disk_bytes", s.disk_bytes},
-          {"documents", s.documents},
-          {"characters", s.characters},
-          {"empty_skipped", s.empty_skipped},
-          {"invalid_utf8_repaired", s.invalid_utf8},
-          {"nul_removed", s.nul_removed},
-          {"long_lines_split", s.long_lines_split},
-          {"bad_lines_skipped", s.bad_lines_skipped}};
+  nlohmann::json j = {{"name", s.name},
+                      {"files", s.files},
+                      {"bytes", s.bytes},
+                      {"disk_bytes", s.disk_bytes},
+                      {"documents", s.documents},
+                      {"characters", s.characters},
+                      {"empty_skipped", s.empty_skipped},
+                      {"invalid_utf8_repaired", s.invalid_utf8},
+                      {"nul_removed", s.nul_removed},
+                      {"long_lines_split", s.long_lines_split},
+                      {"bad_lines_skipped", s.bad_lines_skipped}};
+  if (s.pages > 0) {  // only sources that are MediaWiki dumps
+    j["pages"] = s.pages;
+    j["pages_redirect"] = s.pages_redirect;
+    j["pages_other_namespace"] = s.pages_other_namespace;
+  }
+  return j;
 }
 
 }  // namespace bertpt::text

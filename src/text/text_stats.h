@@ -20,6 +20,10 @@ struct SourceStats {
   uint64_t nul_removed = 0;        // NUL bytes removed
   uint64_t long_lines_split = 0;   // lines longer than max_line_bytes that were split
   uint64_t bad_lines_skipped = 0;  // malformed JSONL lines skipped under skip_bad_lines
+  // MediaWiki XML dumps: pages read, and those skipped as redirects or for their namespace.
+  uint64_t pages = 0;
+  uint64_t pages_redirect = 0;
+  uint64_t pages_other_namespace = 0;
 
   SourceStats& operator+=(const SourceStats& o);
 };

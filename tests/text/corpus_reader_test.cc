@@ -182,15 +182,12 @@ TEST(CorpusReader, ForcedFormatOverridesDetection) {
   EXPECT_EQ(read_corpus(o).docs, (std::vector<std::string>{"{\"text\":\"x\"}"}));
 }
 
-TEST(CorpusReader, MediaWikiXmlIsRefusedWithAHint) {
+TEST(CorpusReader, MediaWikiXmlIsDetectedFromItsBytes) {
   TempDir d;
-  write_file(d.file("dump.xml"), "<mediawiki xmlns=\"http://www.mediawiki.org/xml/export-0.10/\">\n<page>\n");
-  try {
-    read_corpus(opts({d.file("dump.xml")}));
-    FAIL();
-  } catch (const BadInput& e) {
-    EXPECT_NE(e.hint().find("WikiExtractor"), std::string::npos);
-  }
+  write_file(d.file("dump.xml"),
+             "<?xml version=\"1.0\"?>\n<mediawiki xmlns=\"http://www.mediawiki.org/xml/export-0.10/\">\n<page><title>A"
+             "</title><ns>0</ns><id>1</id><revision><text>Some [[text]].</text></revision></page>\n</mediawiki>\n");
+  EXPECT_EQ(read_corpus(opts({d.file("dump.xml")})).docs, (std::vector<std::string>{"Some text."}));
 }
 
 TEST(CorpusReader, MissingPathsAndEmptyInputAreClearErrors) {
