@@ -132,30 +132,7 @@ nlohmann::json read_trainer_state(const std::string& dir, std::initializer_list<
                    "resume from an earlier checkpoint, or --resume auto");
   }
   const std::string path = (fs::path(dir) / "trainer_state.json").string();
-  nlohmann::json s;
-  try {
-    s = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw BadInput(path + ": not valid JSON (" + e.what() + ")", "the checkpoint is corrupt; resume from another");
-  }
-  // Compared as JSON values: a field of another type is "not ours", never a JSON type exception.
-  if (!s.is_object() || !s.contains("format") || s["format"] != kTrainerStateFormat) {
-    throw BadInput(path + ": not a bertpt trainer state",
-                   "resume needs a checkpoint written by bertpt train or bertpt finetune");
-  }
-  if (!s.contains("format_version") || s["format_version"] != kTrainerStateVersion) {
-    throw BadInput(path + ": trainer state format version " + s["format_version"].dump() + ", this bertpt reads " +
-                   std::to_string(kTrainerStateVersion));
-  }
-  for (const char* k : {"step", "optimizer_steps"}) {
-    if (!s.contains(k) || !s[k].is_number_integer()) {
-      throw BadInput(path + ": field \"" + k + "\" is missing or not an integer", "the checkpoint is corrupt");
-    }
-  }
-  for (const char* k : task_fields) {
-    if (!s.contains(k)) throw BadInput(path + ": missing field \"" + k + "\"", "the checkpoint is corrupt");
-  }
-  return s;
+  return parse_trainer_state(read_file(path), path, task_fields);
 }
 
 std::vector<std::pair<std::string, at::Tensor>> read_optimizer_state(const std::string& dir) {

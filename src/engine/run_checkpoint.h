@@ -17,12 +17,11 @@
 #include <torch/nn/module.h>
 
 #include "engine/adamw.h"
+#include "engine/trainer_state_file.h"
 #include "model/bert_config.h"
 
 namespace bertpt::engine {
 
-constexpr const char* kTrainerStateFormat = "bertpt-trainer-state";
-constexpr int kTrainerStateVersion = 1;
 constexpr const char* kDoneMarker = "DONE";
 
 std::string checkpoint_name(int64_t step);  // "checkpoint-STEP"
