@@ -23,15 +23,14 @@
 #   --out DIR: the dump, the outputs, logs/ and results/ (default runs/wikiextractor)
 #   --doc FILE: where the Markdown section goes (default docs/corpora.md)
 # Environment: BERTPT_BIN (default build/bertpt), PYTHON (default .venv/bin/python, with
-# wikiextractor 3.1.0: scripts/setup-test-peers), SHARED_DATA (default /work/shared/data, else
-# ../shared/data). The dump is generated with the system python3.
+# wikiextractor 3.1.0: scripts/setup-test-peers), SHARED_DATA (default ../shared/data beside the
+# repository). The dump is generated with the system python3.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BERTPT_BIN:-$ROOT/build/bertpt}
 PY=${PYTHON:-$ROOT/.venv/bin/python}
-DATA=${SHARED_DATA:-/work/shared/data}
-[[ -d $DATA ]] || DATA=$ROOT/../shared/data
+DATA=${SHARED_DATA:-$ROOT/../shared/data}
 SRC_DUMP=$DATA/mediawiki_xml_dumps/enwiki-10k.xml
 
 COPIES=40 OUT="" THREADS=$(nproc) DOC=""
