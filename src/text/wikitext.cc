@@ -65,8 +65,10 @@ bool parse_tag(std::string_view s, size_t i, Tag& t) {
   t.closing = j < s.size() && s[j] == '/';
   if (t.closing) ++j;
   const size_t name_start = j;
+  if (j == s.size() || !std::isalpha(static_cast<unsigned char>(s[j]))) return false;  // "<36", "< x"
   while (j < s.size() && std::isalnum(static_cast<unsigned char>(s[j]))) ++j;
-  if (j == name_start) return false;
+  // A name ends the tag or comes before its attributes: "<http://…>" and "<b2c-x>" are text.
+  if (j == s.size() || (s[j] != ' ' && s[j] != '\t' && s[j] != '/' && s[j] != '>')) return false;
   t.name.assign(s.substr(name_start, j - name_start));
   for (char& c : t.name) c = char(std::tolower(static_cast<unsigned char>(c)));
   char quote = 0;

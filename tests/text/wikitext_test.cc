@@ -50,6 +50,12 @@ TEST(Wikitext, HtmlTagsGoTheirTextStaysExceptDiscardedElements) {
   EXPECT_EQ(wikitext_to_text("<gallery>\nA.jpg|a\n</gallery>\nText."), "Text.");
 }
 
+TEST(Wikitext, AngleBracketsThatAreNoTagsStay) {
+  // WikiExtractor keeps these as text; a tag name starts with a letter and ends at a space, / or >.
+  EXPECT_EQ(wikitext_to_text("Count <36 cells; see <http://example.org/a> and a<b."),
+            "Count <36 cells; see <http://example.org/a> and a<b.");
+}
+
 TEST(Wikitext, EntitiesAreDecoded) {
   EXPECT_EQ(wikitext_to_text("5&nbsp;km &ndash; R&amp;D &#233;t&#xE9; &bogus; &lt;b&gt;"),
             "5 km \u2013 R&D \u00e9t\u00e9 &bogus; <b>");
