@@ -59,7 +59,7 @@ std::string_view trim_newlines(std::string_view s) {
 }
 
 // Decides the format of a file from its first bytes.
-Format sniff_format(std::string_view head, const std::string& path) {
+Format sniff_format(std::string_view head) {
   size_t i = 0;
   while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) ++i;
   std::string_view h = head.substr(i);
@@ -67,7 +67,6 @@ Format sniff_format(std::string_view head, const std::string& path) {
   if (starts_with(h, "<mediawiki") || (starts_with(h, "<?xml") && h.find("<mediawiki") != std::string_view::npos)) {
     return Format::MediaWiki;
   }
-  (void)path;
   if (starts_with(h, "{")) return Format::Jsonl;
   return Format::Text;
 }
@@ -122,7 +121,7 @@ struct CorpusReader::Impl {
         // Decompression gets its own thread; plain files are read faster than a thread hand-off.
         if (bytes->compression() != Compression::None) bytes = prefetch(std::move(bytes));
         reader = std::make_unique<LineReader>(std::move(bytes), options.max_line_bytes);
-        format = options.format == Format::Auto ? sniff_format(reader->peek(4096), path) : options.format;
+        format = options.format == Format::Auto ? sniff_format(reader->peek(4096)) : options.format;
         if (format == Format::MediaWiki) wiki = std::make_unique<MediaWikiReader>(*reader, path);
         return true;
       }

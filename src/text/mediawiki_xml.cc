@@ -18,7 +18,8 @@ enum class Field { None, Title, Ns, Id, Text };
 
 struct MediaWikiReader::State {
   XML_Parser parser = nullptr;
-  std::deque<WikiPage> ready;  // pages completed by the last chunk
+  std::vector<char> chunk = std::vector<char>(1 << 16);  // the bytes handed to expat at a time
+  std::deque<WikiPage> ready;                            // pages completed by the last chunk
   WikiPage page;
   Field field = Field::None;
   int depth = 0;
@@ -105,7 +106,7 @@ MediaWikiReader::~MediaWikiReader() = default;
 
 bool MediaWikiReader::next(WikiPage& page) {
   State& s = *state_;
-  std::vector<char> chunk(1 << 16);
+  std::vector<char>& chunk = s.chunk;
   while (s.ready.empty() && !done_) {
     const size_t n = source_.read_raw(chunk.data(), chunk.size());
     done_ = n == 0;

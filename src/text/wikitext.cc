@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "text/utf8.h"
+
 namespace bertpt::text {
 
 namespace {
@@ -250,25 +252,6 @@ std::string replace_quotes(std::string_view s) {
   return out;
 }
 
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out.push_back(char(cp));
-  } else if (cp < 0x800) {
-    out.push_back(char(0xC0 | (cp >> 6)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(char(0xE0 | (cp >> 12)));
-    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(char(0xF0 | (cp >> 18)));
-    out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  }
-}
-
 // HTML entities in the wikitext (the XML layer's are decoded by the parser): numeric ones and the
 // named ones articles use; an unknown name stays as written.
 std::string decode_entities(std::string_view s) {
@@ -297,7 +280,12 @@ std::string decode_entities(std::string_view s) {
       const std::string digits(name.substr(hex ? 2 : 1));
       char* end = nullptr;
       const unsigned long cp = digits.empty() ? 0 : std::strtoul(digits.c_str(), &end, hex ? 16 : 10);
-      if (!digits.empty() && end && *end == '\0') append_utf8(out, uint32_t(cp > 0x10FFFF ? 0xFFFD : cp)), done = true;
+      if (!digits.empty() && end && *end == '\0') {
+        // NUL, surrogates and values past U+10FFFF are no characters: the replacement character.
+        const bool valid = cp != 0 && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+        append_utf8(out, valid ? uint32_t(cp) : 0xFFFD);
+        done = true;
+      }
     } else {
       for (const Named& n : kNamed) {
         if (name == n.name) {

@@ -6,15 +6,6 @@ source "$(dirname "$0")/lib.bash"
 
 make_corpus "$T/corpus.txt" 30000
 make_tokenizer "$T/tok"
-# edit FILE PYTHON-STATEMENT: changes the JSON file `FILE` (as `j`) in place.
-edit() {
-  python3 - "$1" "$2" <<'PY' || fail "cannot edit $1"
-import json, sys
-j = json.load(open(sys.argv[1]))
-exec(sys.argv[2])
-json.dump(j, open(sys.argv[1], "w"))
-PY
-}
 
 # An interrupted prepare: an input broken two thirds in, after some checkpoints.
 gzip -c "$T/corpus.txt" >"$T/full.gz"

@@ -88,6 +88,16 @@ expect_error() {
   done
 }
 
+# edit FILE PYTHON-STATEMENT: changes the JSON file `FILE` (as `j`) in place.
+edit() {
+  python3 - "$1" "$2" <<'PY' || fail "cannot edit $1"
+import json, sys
+j = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+json.dump(j, open(sys.argv[1], "w"))
+PY
+}
+
 # wait_for_lock FILE PID: waits until PID wrote itself into the lock file FILE (it holds the lock).
 wait_for_lock() {
   local i

@@ -7,15 +7,6 @@ source "$(dirname "$0")/lib.bash"
 make_dataset "$T/data"
 "${TINY_TRAIN[@]}" --model bert-tiny --data "$T/data" --max-steps 2 --save-steps 1 --save-total-limit 0 \
   --output-dir "$T/run" || fail "the reference run failed"
-# edit FILE PYTHON-STATEMENT: changes the JSON file `FILE` (as `j`) in place.
-edit() {
-  python3 - "$1" "$2" <<'PY' || fail "cannot edit $1"
-import json, sys
-j = json.load(open(sys.argv[1]))
-exec(sys.argv[2])
-json.dump(j, open(sys.argv[1], "w"))
-PY
-}
 state="$T/run/checkpoint-1/trainer_state.json"
 cp "$state" "$T/state.good"
 declare -A damage=(
