@@ -51,7 +51,14 @@ nlohmann::json stats_json(const std::vector<text::SourceStats>& sources, const t
   return j;
 }
 
-std::string progress_detail(uint64_t docs, const char* what) { return human_count(docs) + " " + what; }
+// "12,345 documents", and for MediaWiki dumps "… from 45,678 pages (5,100 pages/s)".
+std::string progress_detail(uint64_t docs, const char* what, uint64_t pages, double seconds) {
+  std::string s = human_count(docs) + " " + what;
+  if (pages > 0 && seconds > 0) {
+    s += " from " + human_count(pages) + " pages (" + human_count(uint64_t(double(pages) / seconds)) + " pages/s)";
+  }
+  return s;
+}
 
 // "--max-docs 1000" (every source) or "--max-docs SOURCE=1000", SOURCE being the --input string
 // or its 1-based position.
@@ -119,7 +126,8 @@ void add_stats(CLI::App* corpus) {
     uint64_t n = 0;
     while (reader.next(doc)) {
       if ((++n & 4095) == 0) {
-        progress.update(reader.disk_bytes_read(), reader.disk_bytes_total(), progress_detail(n, "documents"));
+        progress.update(reader.disk_bytes_read(), reader.disk_bytes_total(),
+                        progress_detail(n, "documents", reader.total().pages, progress.elapsed_seconds()));
       }
     }
     progress.finish("");
@@ -197,8 +205,9 @@ text::MergeResult run_merge(text::MergeOptions& m, Progress& progress, bool quie
   m.stop_requested = [] { return MergeSignals::requested(); };
   text::MergeResult r;
   try {
-    r = text::merge_corpus(m, [&](uint64_t done, uint64_t total, uint64_t written) {
-      progress.update(done, total, progress_detail(written, "documents written"));
+    r = text::merge_corpus(m, [&](const text::MergeCounts& c) {
+      progress.update(c.disk_bytes_read, c.disk_bytes_total,
+                      progress_detail(c.written, "documents written", c.pages, progress.elapsed_seconds()));
     });
   } catch (const text::MergeStopped&) {
     signals.end_by_signal();

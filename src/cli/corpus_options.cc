@@ -5,17 +5,20 @@ namespace bertpt::cli {
 void add_corpus_flags(CLI::App* cmd, CorpusFlags& f) {
   cmd->add_option("-i,--input", f.inputs,
                   "Text source: a file, a directory (read recursively) or a glob; repeatable, one source each. "
-                  "Files may be gzip/zstd/xz/bzip2-compressed (detected from their bytes)")
+                  "Files may be gzip/zstd/xz/bzip2-compressed (detected from their bytes), or Parquet / Arrow "
+                  "files (the hub's *.parquet, datasets' *.arrow)")
       ->required()
       ->allow_extra_args(false);
   cmd->add_option("--format", f.format,
                   "Input format: auto (detect per file), text, jsonl (one JSON object per line), "
-                  "wikiextractor (<doc> blocks), mediawiki (a Wikipedia XML dump: one document per article)")
+                  "wikiextractor (<doc> blocks), mediawiki (a Wikipedia XML dump: one document per article), "
+                  "parquet, arrow (one document per row)")
       ->capture_default_str();
   cmd->add_option("--doc-per", f.doc_per,
                   "Plain text: one document per line, per blank-line-separated paragraph, or per file")
       ->capture_default_str();
-  cmd->add_option("--text-field", f.text_field, "JSONL: the field holding the text")->capture_default_str();
+  cmd->add_option("--text-field", f.text_field, "JSONL: the field holding the text; Parquet/Arrow: the column")
+      ->capture_default_str();
   cmd->add_option("--max-line-bytes", f.max_line_bytes,
                   "Lines longer than this are split at a character boundary (and counted)")
       ->capture_default_str();
@@ -25,6 +28,12 @@ void add_corpus_flags(CLI::App* cmd, CorpusFlags& f) {
       ->capture_default_str();
   cmd->add_flag("--skip-bad-lines", f.skip_bad_lines,
                 "JSONL: skip lines that are not JSON or lack the text field (counted) instead of failing");
+  cmd->add_flag("--skip-bad-files", f.skip_bad_files,
+                "A file that cannot be read to its end (truncated, corrupt, not the format): warn, keep the "
+                "documents read from it before the damage, count it, and go on with the next file");
+  cmd->add_option("--read-threads", f.read_threads, "Parquet/Arrow: row groups decoded at once")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
 }
 
 text::CorpusOptions CorpusFlags::to_options() const {
@@ -36,6 +45,8 @@ text::CorpusOptions CorpusFlags::to_options() const {
   o.max_line_bytes = max_line_bytes;
   o.skip_bad_lines = skip_bad_lines;
   o.namespaces = namespaces;
+  o.read_threads = read_threads;
+  o.skip_bad_files = skip_bad_files;
   return o;
 }
 

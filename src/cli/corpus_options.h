@@ -17,6 +17,8 @@ struct CorpusFlags {
   size_t max_line_bytes = 1 << 20;
   bool skip_bad_lines = false;
   std::vector<int64_t> namespaces = {0};
+  size_t read_threads = 2;
+  bool skip_bad_files = false;
 
   // Validates and converts; throws BadInput on unknown values.
   text::CorpusOptions to_options() const;

@@ -489,18 +489,22 @@ io::Manifest build_manifest(const PrepareOptions& o, const tokenizer::Tokenizer&
 }  // namespace
 
 nlohmann::json PrepareOptions::content_config() const {
-  return {{"inputs", corpus.inputs},
-          {"format", text::format_name(corpus.format)},
-          {"doc_per", text::doc_per_name(corpus.doc_per)},
-          {"text_field", corpus.text_field},
-          {"max_line_bytes", corpus.max_line_bytes},
-          {"skip_bad_lines", corpus.skip_bad_lines},
-          {"seq_len", seq_len},
-          {"packing", packing_name(packing)},
-          {"keep_remainder", keep_remainder},
-          {"valid_fraction", valid_fraction},
-          {"split_seed", split_seed},
-          {"shard_rows", shard_rows}};
+  nlohmann::json j = {{"inputs", corpus.inputs},
+                      {"format", text::format_name(corpus.format)},
+                      {"doc_per", text::doc_per_name(corpus.doc_per)},
+                      {"text_field", corpus.text_field},
+                      {"max_line_bytes", corpus.max_line_bytes},
+                      {"skip_bad_lines", corpus.skip_bad_lines},
+                      {"seq_len", seq_len},
+                      {"packing", packing_name(packing)},
+                      {"keep_remainder", keep_remainder},
+                      {"valid_fraction", valid_fraction},
+                      {"split_seed", split_seed},
+                      {"shard_rows", shard_rows}};
+  // Only when set, so that datasets prepared before the flag existed keep their identity.
+  if (corpus.skip_bad_files) j["skip_bad_files"] = true;
+  if (corpus.namespaces != std::vector<int64_t>{0}) j["namespaces"] = corpus.namespaces;
+  return j;
 }
 
 PrepareResult prepare_dataset(const PrepareOptions& opt_in,

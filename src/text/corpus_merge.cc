@@ -297,7 +297,7 @@ void merge_documents(const MergeOptions& options, const SourceLimits& limits, Co
     }
     if (limits.max_docs[s] && kept[s] >= limits.max_docs[s]) reader.skip_rest_of_source();
     if (progress && (++docs_seen & 1023) == 0) {
-      progress(reader.disk_bytes_read(), reader.disk_bytes_total(), result.written);
+      progress({reader.disk_bytes_read(), reader.disk_bytes_total(), result.written, reader.total().pages});
     }
   }
 }
@@ -314,7 +314,8 @@ void write_buckets(const MergeOptions& options, Buckets& buckets, const CorpusRe
       check_stop(options);
       out.write(std::string_view(bytes.data() + r.offset, r.length), r.source);
     }
-    if (progress) progress(reader.disk_bytes_total(), reader.disk_bytes_total(), result.written);
+    if (progress)
+      progress({reader.disk_bytes_total(), reader.disk_bytes_total(), result.written, reader.total().pages});
   }
 }
 

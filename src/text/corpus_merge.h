@@ -48,8 +48,13 @@ struct MergeResult {
   uint64_t leftover_bytes_removed = 0;
 };
 
-// Progress callback: (disk bytes read, disk bytes total, documents written so far).
-using MergeProgress = std::function<void(uint64_t, uint64_t, uint64_t)>;
+// What the progress callback is told.
+struct MergeCounts {
+  uint64_t disk_bytes_read = 0, disk_bytes_total = 0;
+  uint64_t written = 0;  // documents written so far
+  uint64_t pages = 0;    // MediaWiki pages read so far (0 without dumps)
+};
+using MergeProgress = std::function<void(const MergeCounts&)>;
 
 // Writes the merged corpus to options.out atomically. Throws BadInput on bad input; the output
 // file is never left behind incomplete, nor are the shuffle's bucket files (OUT.buckets.PID/),

@@ -1,12 +1,14 @@
 #include "text/corpus_reader.h"
 
 #include "common/error.h"
+#include "common/warning.h"
 #include "text/blank.h"
 #include "text/input_paths.h"
 #include "text/json_field.h"
 #include "text/line_reader.h"
 #include "text/mediawiki_xml.h"
 #include "text/prefetch_source.h"
+#include "text/table_reader.h"
 #include "text/utf8.h"
 #include "text/wikitext.h"
 
@@ -18,7 +20,10 @@ Format parse_format(const std::string& name) {
   if (name == "jsonl" || name == "json") return Format::Jsonl;
   if (name == "wikiextractor" || name == "wiki") return Format::WikiExtractor;
   if (name == "mediawiki" || name == "xml") return Format::MediaWiki;
-  throw BadInput("unknown format '" + name + "'", "use one of: auto, text, jsonl, wikiextractor, mediawiki");
+  if (name == "parquet") return Format::Parquet;
+  if (name == "arrow") return Format::Arrow;
+  throw BadInput("unknown format '" + name + "'",
+                 "use one of: auto, text, jsonl, wikiextractor, mediawiki, parquet, arrow");
 }
 
 const char* format_name(Format f) {
@@ -28,6 +33,8 @@ const char* format_name(Format f) {
     case Format::Jsonl: return "jsonl";
     case Format::WikiExtractor: return "wikiextractor";
     case Format::MediaWiki: return "mediawiki";
+    case Format::Parquet: return "parquet";
+    case Format::Arrow: return "arrow";
   }
   return "?";
 }
@@ -51,6 +58,9 @@ const char* doc_per_name(DocPer d) {
 namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
 
 std::string_view trim_newlines(std::string_view s) {
   while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.remove_prefix(1);
@@ -92,6 +102,8 @@ struct CorpusReader::Impl {
   size_t source = 0, file = 0;  // the next file to open is files[source][file]
   std::unique_ptr<LineReader> reader;
   std::unique_ptr<MediaWikiReader> wiki;  // over `reader`, when the file is a MediaWiki dump
+  std::unique_ptr<TableReader> table;     // instead of `reader`, when the file is Parquet or Arrow
+  uint64_t file_size = 0;                 // on-disk bytes of the open file
   std::string path;
   Format format = Format::Text;
   uint64_t accounted_bytes = 0;  // of the open file, already added to stats
@@ -103,8 +115,10 @@ struct CorpusReader::Impl {
 
   SourceStats& st() { return stats[source]; }
 
+  bool file_open() const { return reader || table; }
+
   void account_bytes() {
-    uint64_t now = reader->bytes_read();
+    uint64_t now = table ? table->text_bytes() : reader->bytes_read();
     st().bytes += now - accounted_bytes;
     accounted_bytes = now;
   }
@@ -114,15 +128,11 @@ struct CorpusReader::Impl {
       if (file < files[source].size()) {
         const InputFile& f = files[source][file++];
         path = f.path;
+        file_size = f.size;
         accounted_bytes = 0;
         ++st().files;
         st().disk_bytes += f.size;
-        auto bytes = open_byte_source(path);
-        // Decompression gets its own thread; plain files are read faster than a thread hand-off.
-        if (bytes->compression() != Compression::None) bytes = prefetch(std::move(bytes));
-        reader = std::make_unique<LineReader>(std::move(bytes), options.max_line_bytes);
-        format = options.format == Format::Auto ? sniff_format(reader->peek(4096)) : options.format;
-        if (format == Format::MediaWiki) wiki = std::make_unique<MediaWikiReader>(*reader, path);
+        open_file();
         return true;
       }
       ++source;
@@ -131,12 +141,63 @@ struct CorpusReader::Impl {
     return false;
   }
 
+  // Opens `path`: a table (Parquet, Arrow) through TableReader, anything else as a byte stream.
+  void open_file() {
+    auto bytes = open_byte_source(path);
+    Compression compression = bytes->compression();
+    // Decompression gets its own thread; plain files are read faster than a thread hand-off.
+    if (compression != Compression::None) bytes = prefetch(std::move(bytes));
+    reader = std::make_unique<LineReader>(std::move(bytes), options.max_line_bytes);
+    std::string_view head = reader->peek(4096);
+    std::optional<TableFormat> table_format = detect_table_format(head);
+    format = options.format != Format::Auto ? options.format
+             : table_format                 ? (*table_format == TableFormat::Parquet ? Format::Parquet : Format::Arrow)
+                                            : sniff_format(head);
+    if (format == Format::MediaWiki) wiki = std::make_unique<MediaWikiReader>(*reader, path);
+    if (options.format == Format::Auto && !table_format && compression == Compression::None &&
+        (ends_with(path, ".parquet") || ends_with(path, ".arrow"))) {
+      // Read as text it would give garbage documents: most likely a cut-off or failed download.
+      throw BadInput(path + " is named like a Parquet/Arrow file but does not start like one",
+                     "the file is damaged (a download cut short, or an error page saved under that name)");
+    }
+    if (format != Format::Parquet && format != Format::Arrow) return;
+    if (compression != Compression::None) {
+      throw BadInput(path + ": a " + compression_name(compression) + "-compressed table file",
+                     "Parquet and Arrow files compress their own columns: decompress the file first");
+    }
+    if (!table_format || (format == Format::Parquet) != (*table_format == TableFormat::Parquet)) {
+      throw BadInput(path + " is not " + (format == Format::Parquet ? "a Parquet" : "an Arrow IPC") +
+                         " file (its first bytes say otherwise)",
+                     "leave --format at auto to detect each file's format");
+    }
+    reader.reset();
+    table = std::make_unique<TableReader>(path, *table_format, options.text_field, options.read_threads);
+  }
+
   void close_current() {
     wiki.reset();
-    account_bytes();
-    st().long_lines_split += reader->long_lines_split();
-    disk_done += reader->source().disk_bytes_read();
-    reader.reset();
+    if (reader || table) account_bytes();
+    if (table) {
+      st().nulls_skipped += table->nulls();
+      table.reset();
+      disk_done += file_size;
+    }
+    if (reader) {
+      st().long_lines_split += reader->long_lines_split();
+      disk_done += reader->source().disk_bytes_read();
+      reader.reset();
+    }
+  }
+
+  // Under skip_bad_files: the file that threw `e` is given up, what it gave before stays.
+  void give_up_file(const BadInput& e) {
+    warn(std::string(e.what()) + " — skipping the rest of this file (--skip-bad-files)");
+    ++st().bad_files_skipped;
+    try {
+      close_current();
+    } catch (const BadInput&) {
+      reader.reset(), table.reset();  // a damaged stream may throw again while being closed
+    }
   }
 
   std::string_view clean(std::string_view line, std::string& buf) {
@@ -280,9 +341,21 @@ struct CorpusReader::Impl {
     return false;
   }
 
+  // One document per non-null cell of the text column (nulls counted).
+  bool read_table(Document& d) {
+    std::string_view text;
+    uint64_t row = 0;
+    while (table->next(text, row)) {
+      if (emit(clean(text, scratch), row + 1, d)) return true;
+    }
+    return false;
+  }
+
   bool read_one(Document& d) {
     switch (format) {
       case Format::MediaWiki: return read_mediawiki(d);
+      case Format::Parquet:
+      case Format::Arrow: return read_table(d);
       case Format::Jsonl: return read_jsonl(d);
       case Format::WikiExtractor: return read_wikiextractor(d);
       case Format::Text:
@@ -321,9 +394,14 @@ bool CorpusReader::next(Document& doc) {
   Impl& m = *impl_;
   if (m.finished) return false;
   for (;;) {
-    if (!m.reader && !m.open_next()) break;
-    if (m.read_one(doc)) return true;
-    m.close_current();
+    try {
+      if (!m.file_open() && !m.open_next()) break;
+      if (m.read_one(doc)) return true;
+      m.close_current();
+    } catch (const BadInput& e) {
+      if (!m.options.skip_bad_files) throw;
+      m.give_up_file(e);
+    }
   }
   m.finished = true;
   SourceStats t = total();
@@ -337,7 +415,7 @@ bool CorpusReader::next(Document& doc) {
 
 void CorpusReader::skip_rest_of_source() {
   Impl& m = *impl_;
-  if (m.reader) m.close_current();
+  if (m.file_open()) m.close_current();
   if (m.source < m.files.size()) {
     for (size_t f = m.file; f < m.files[m.source].size(); ++f) m.disk_done += m.files[m.source][f].size;
     ++m.source;
@@ -355,7 +433,9 @@ SourceStats CorpusReader::total() const {
 }
 
 uint64_t CorpusReader::disk_bytes_read() const {
-  return impl_->disk_done + (impl_->reader ? impl_->reader->source().disk_bytes_read() : 0);
+  const Impl& m = *impl_;
+  if (m.table) return m.disk_done + uint64_t(m.table->fraction_read() * double(m.file_size));
+  return m.disk_done + (m.reader ? m.reader->source().disk_bytes_read() : 0);
 }
 
 uint64_t CorpusReader::disk_bytes_total() const { return impl_->disk_total; }

@@ -1,6 +1,7 @@
 // Streams documents out of any number of text sources (files, directories, globs; plain text, JSONL,
-// WikiExtractor, MediaWiki XML dumps; optionally gz/zst/xz/bz2-compressed), repairing text on the way. Memory stays
-// bounded by the largest single document, whatever the corpus size.
+// WikiExtractor, MediaWiki XML dumps, optionally gz/zst/xz/bz2-compressed; Parquet and Arrow files), repairing
+// text on the way. Memory stays bounded by the largest single document (or, for Parquet and Arrow, a few row
+// groups), whatever the corpus size.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +14,11 @@
 
 namespace bertpt::text {
 
-enum class Format { Auto, Text, Jsonl, WikiExtractor, MediaWiki };
+enum class Format { Auto, Text, Jsonl, WikiExtractor, MediaWiki, Parquet, Arrow };
 enum class DocPer { Line, Paragraph, File };
 
-// "auto", "text", "jsonl", "wikiextractor", "mediawiki" <-> Format; parse throws BadInput listing the choices.
+// "auto", "text", "jsonl", "wikiextractor", "mediawiki", "parquet", "arrow" <-> Format; parse throws BadInput
+// listing the choices.
 Format parse_format(const std::string& name);
 const char* format_name(Format f);
 DocPer parse_doc_per(const std::string& name);
@@ -29,17 +31,19 @@ struct CorpusOptions {
   std::vector<std::string> inputs;  // each --input: a file, a directory (recursive) or a glob
   Format format = Format::Auto;     // forced format, or detected per file
   DocPer doc_per = DocPer::Line;    // how plain text is cut into documents
-  std::string text_field = "text";  // JSONL field holding the text
+  std::string text_field = "text";  // JSONL field, or Parquet/Arrow column, holding the text
   size_t max_line_bytes = 1 << 20;  // longer lines are cut at a character boundary (counted); <= kMaxLineBytesLimit
   bool skip_bad_lines = false;      // JSONL: skip (and count) malformed lines instead of failing
   std::vector<int64_t> namespaces = {0};  // MediaWiki dumps: the namespaces kept (0: articles)
+  size_t read_threads = 2;                // Parquet/Arrow: row groups decoded at once
+  bool skip_bad_files = false;  // a file that cannot be read to its end: warn, count, go on (its documents so far stay)
 };
 
 struct Document {
   std::string_view text;  // valid UTF-8, no NUL, not empty; valid until the next call to next()
   size_t source_index;    // index into CorpusOptions::inputs
   std::string_view path;  // the file it came from
-  uint64_t line;          // 1-based line where the document starts in that file
+  uint64_t line;          // 1-based line where the document starts in that file (Parquet/Arrow: its row)
 };
 
 // Usage:
@@ -48,7 +52,8 @@ struct Document {
 //   while (reader.next(doc)) { ... }
 //   reader.stats()  -> per-source and total counts
 // Throws BadInput (naming file and line) on missing paths, unknown formats, corrupt compressed data,
-// malformed JSONL (unless skip_bad_lines). Counts gathered before an error stay in stats().
+// malformed JSONL (unless skip_bad_lines), a damaged file (unless skip_bad_files). Counts gathered
+// before an error stay in stats().
 class CorpusReader {
  public:
   explicit CorpusReader(CorpusOptions options);

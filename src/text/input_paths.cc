@@ -87,14 +87,24 @@ class DirectoryWalk {
     return list;
   }
 
+  // `datasets`' save_to_disk (and its cache) writes its rows as *.arrow files beside two metadata files,
+  // dataset_info.json and state.json: in a directory with .arrow files those two are not corpus text.
+  static bool is_datasets_metadata(const fs::path& p, const std::vector<fs::path>& siblings) {
+    std::string name = p.filename().string();
+    if (name != "dataset_info.json" && name != "state.json") return false;
+    return std::any_of(siblings.begin(), siblings.end(), [](const fs::path& s) { return s.extension() == ".arrow"; });
+  }
+
   void walk(const fs::path& dir, FileId id) {
     visited_.insert(id);
     way_down_.push_back({id, dir});
-    for (const fs::path& p : entries(dir)) {
+    const std::vector<fs::path> list = entries(dir);
+    for (const fs::path& p : list) {
       struct stat st {};
       if (::stat(p.c_str(), &st) != 0) continue;  // a broken symlink
       const FileId child{st.st_dev, st.st_ino};
       if (S_ISREG(st.st_mode)) {
+        if (is_datasets_metadata(p, list)) continue;
         found_.push_back({p, child, uint64_t(st.st_size)});
       } else if (S_ISDIR(st.st_mode)) {
         enter(p, child);

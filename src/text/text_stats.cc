@@ -18,6 +18,8 @@ SourceStats& SourceStats::operator+=(const SourceStats& o) {
   pages += o.pages;
   pages_redirect += o.pages_redirect;
   pages_other_namespace += o.pages_other_namespace;
+  nulls_skipped += o.nulls_skipped;
+  bad_files_skipped += o.bad_files_skipped;
   return *this;
 }
 
@@ -38,6 +40,8 @@ nlohmann::json to_json(const SourceStats& s) {
     j["pages_redirect"] = s.pages_redirect;
     j["pages_other_namespace"] = s.pages_other_namespace;
   }
+  if (s.nulls_skipped > 0) j["nulls_skipped"] = s.nulls_skipped;
+  if (s.bad_files_skipped > 0) j["bad_files_skipped"] = s.bad_files_skipped;
   return j;
 }
 

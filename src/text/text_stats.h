@@ -24,6 +24,8 @@ struct SourceStats {
   uint64_t pages = 0;
   uint64_t pages_redirect = 0;
   uint64_t pages_other_namespace = 0;
+  uint64_t nulls_skipped = 0;      // Parquet/Arrow: null cells of the text column
+  uint64_t bad_files_skipped = 0;  // files given up under skip_bad_files (their documents before the damage kept)
 
   SourceStats& operator+=(const SourceStats& o);
 };

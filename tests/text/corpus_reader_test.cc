@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/test_util.h"
+#include "common/warning.h"
 
 namespace bertpt::text {
 namespace {
@@ -206,11 +207,12 @@ TEST(CorpusReader, MissingPathsAndEmptyInputAreClearErrors) {
 
 TEST(CorpusReader, UnknownFormatListsTheChoices) {
   try {
-    parse_format("parquet");
+    parse_format("orc");
     FAIL();
   } catch (const BadInput& e) {
     EXPECT_NE(e.hint().find("jsonl"), std::string::npos);
     EXPECT_NE(e.hint().find("wikiextractor"), std::string::npos);
+    EXPECT_NE(e.hint().find("parquet"), std::string::npos);
   }
 }
 
@@ -230,6 +232,44 @@ TEST(CorpusReader, TruncatedCompressedFileKeepsEarlierCounts) {
       BadInput);
   EXPECT_GT(n, 0u);
   EXPECT_EQ(r.total().documents, n);
+}
+
+// --skip-bad-files: the documents of a damaged file read before the damage stay, the file is counted
+// and named in a warning, and the next file is read.
+TEST(CorpusReader, SkipBadFilesKeepsWhatCameBeforeTheDamageAndGoesOn) {
+  TempDir d;
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "document number " + std::to_string(i) + "\n";
+  std::string c = compress(text, "gzip");
+  write_file(d.file("cut.gz"), c.substr(0, c.size() * 3 / 4));
+  write_file(d.file("good.txt"), "after one\nafter two\n");
+  auto o = opts({d.file("cut.gz"), d.file("good.txt")});
+  EXPECT_THROW(read_corpus(o), BadInput);
+  o.skip_bad_files = true;
+  WarningCapture warnings;
+  Read r = read_corpus(o);
+  ASSERT_GT(r.docs.size(), 1000u);
+  EXPECT_LT(r.docs.size(), 20000u);
+  EXPECT_EQ(r.docs[0], "document number 0");
+  EXPECT_EQ(r.docs.back(), "after two");
+  EXPECT_EQ(r.stats[0].bad_files_skipped, 1u);
+  EXPECT_EQ(r.stats[0].documents + 2, r.docs.size());
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_NE(warnings.messages()[0].find("cut.gz"), std::string::npos);
+}
+
+TEST(CorpusReader, TextNamedLikeAParquetFileIsRefusedNamingIt) {
+  TempDir d;
+  write_file(d.file("train-00000.parquet"), "<html>404 Not Found</html>\n");
+  try {
+    read_corpus(opts({d.file("train-00000.parquet")}));
+    FAIL();
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("train-00000.parquet"), std::string::npos);
+  }
+  auto o = opts({d.file("train-00000.parquet")});
+  o.format = Format::Text;  // said explicitly, it is text
+  EXPECT_EQ(read_corpus(o).docs.size(), 1u);
 }
 
 }  // namespace

@@ -110,5 +110,20 @@ TEST(InputPaths, FifoOnTheCommandLineFailsAtOnceWithOneLine) {
             "bertpt: error: input " + fifo + " is a FIFO (named pipe), not a regular file");
 }
 
+// A `datasets` save_to_disk directory: its *.arrow files are the rows; dataset_info.json and
+// state.json beside them are metadata, not corpus text. Elsewhere such names are ordinary inputs.
+TEST(InputPaths, DatasetsMetadataBesideArrowFilesIsLeftOut) {
+  TempDir d;
+  fs::create_directories(d.file("saved"));
+  fs::create_directories(d.file("plain"));
+  write_file(d.file("saved/data-00000-of-00001.arrow"), "x");
+  write_file(d.file("saved/dataset_info.json"), "{}");
+  write_file(d.file("saved/state.json"), "{}");
+  write_file(d.file("plain/state.json"), "{\"text\": \"a\"}");
+  EXPECT_EQ(paths_of(expand_input(d.file("saved"))),
+            (std::vector<std::string>{d.file("saved/data-00000-of-00001.arrow")}));
+  EXPECT_EQ(paths_of(expand_input(d.file("plain"))), (std::vector<std::string>{d.file("plain/state.json")}));
+}
+
 }  // namespace
 }  // namespace bertpt::text
