@@ -30,6 +30,7 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--batch-size", o->eval.batch_size, "Sequences per batch (the result does not depend on it)")
       ->capture_default_str();
   cmd->add_option("--mlm-probability", o->eval.mlm_probability, "Share of tokens masked")->capture_default_str();
+  cmd->add_flag("--whole-word-mask", o->eval.whole_word_mask, "Mask whole words, as a run trained with it");
   cmd->add_option("--mask-seed", o->eval.mask_seed, "Seed of the fixed evaluation mask")->capture_default_str();
   cmd->add_option("--device", o->eval.device, "cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--precision", o->precision, "fp32 or bf16")->capture_default_str();

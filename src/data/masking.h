@@ -7,10 +7,17 @@
 // Unlike HF, the draw is a pure function of (seed, epoch, global sample index, position): the mask
 // of a sample never depends on batch size, rank, thread count, or on what was drawn before — so a
 // resumed or re-sharded run sees exactly the masks of an uninterrupted one.
+//
+// Whole-word masking (`continues_word` set; HF's DataCollatorForLanguageModeling(whole_word_mask=True)):
+// the draw is made once per word, at its first token, and a selected word is selected whole; a word is
+// a token that is not special and not a WordPiece continuation ("##…"), with the continuations that
+// follow it. The replacement is then drawn per token with mask_fraction / random_fraction (transformers
+// uses 100% [MASK] with whole words: mlm/batch_loader.cc sets it so).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bertpt::data {
@@ -23,8 +30,12 @@ struct MaskingOptions {
   double random_fraction = 0.1;  // of the selected: replaced by a random id (the rest stay)
   int64_t mask_id = 4;
   int64_t vocab_size = 0;
-  std::vector<int64_t> never_mask;  // [PAD], [CLS], [SEP] (and any other special ids)
+  std::vector<int64_t> never_mask;   // [PAD], [CLS], [SEP] (and any other special ids)
+  std::vector<bool> continues_word;  // whole-word masking: by id, true for "##" tokens; empty: per token
 };
+
+// By id: whether the token continues a word (WordPiece's "##" prefix), for whole-word masking.
+std::vector<bool> wordpiece_continuations(const std::vector<std::string>& vocab_in_id_order);
 
 struct MaskCounts {
   uint64_t candidates = 0, selected = 0, masked = 0, randomized = 0;

@@ -49,8 +49,11 @@ struct Batch {
 
 // A split's packer, its shard writer, and the shards written so far.
 struct SplitOutput {
-  SplitOutput(const PackerOptions& po, uint32_t bytes_per_id)
-      : writer(po.seq_len, bytes_per_id, po.pad_id), packer(po, [this](const uint32_t* row) { writer.add_row(row); }) {}
+  // `reserve_rows`: a full shard and an eighth (a shard is written once it holds shard_rows rows, after
+  // the document that got it there: a long document overshoots).
+  SplitOutput(const PackerOptions& po, uint32_t bytes_per_id, uint64_t reserve_rows)
+      : writer(po.seq_len, bytes_per_id, po.pad_id, reserve_rows),
+        packer(po, [this](const uint32_t* row) { writer.add_row(row); }) {}
   ShardWriter writer;
   Packer packer;
   std::vector<io::ManifestShard> shards;
@@ -265,7 +268,7 @@ class DatasetWriter {
       : o_(o),
         config_(std::move(config)),
         progress_path_(o.out + "/" + kProgressName),
-        outputs_{SplitOutput(po, bytes_per_id), SplitOutput(po, bytes_per_id)},
+        outputs_{SplitOutput(po, bytes_per_id, o.shard_rows + o.shard_rows / 8), SplitOutput(po, bytes_per_id, 0)},
         source_tokens_(o.corpus.inputs.size(), 0) {}
 
   const std::string& progress_path() const { return progress_path_; }

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -35,8 +36,12 @@ uint64_t get64(const unsigned char* p) {
 
 }  // namespace
 
-ShardWriter::ShardWriter(uint32_t seq_len, uint32_t bytes_per_id, uint32_t pad_id)
+ShardWriter::ShardWriter(uint32_t seq_len, uint32_t bytes_per_id, uint32_t pad_id, uint64_t reserve_rows)
     : seq_len_(seq_len), bytes_per_id_(bytes_per_id), pad_id_(pad_id) {
+  // Reserved, not touched: the pages count in memory only once rows are written into them. At most
+  // 512 MiB up front: a --shard-rows beyond that grows the buffer as it fills.
+  const uint64_t row_bytes = uint64_t(seq_len) * bytes_per_id;
+  data_.reserve(kShardHeaderBytes + std::min<uint64_t>(reserve_rows, (uint64_t(512) << 20) / row_bytes) * row_bytes);
   data_.resize(kShardHeaderBytes);
 }
 

@@ -39,7 +39,9 @@ inline uint32_t bytes_per_id_for(size_t vocab_size) { return vocab_size <= 65536
 // Buffers rows in memory, then writes the whole shard atomically (temporary name, fsync, rename).
 class ShardWriter {
  public:
-  ShardWriter(uint32_t seq_len, uint32_t bytes_per_id, uint32_t pad_id);
+  // `reserve_rows`: rows to reserve memory for at once — a shard's worth, so that the buffer is never
+  // copied into a larger one while it fills (a copy would briefly hold the shard twice).
+  ShardWriter(uint32_t seq_len, uint32_t bytes_per_id, uint32_t pad_id, uint64_t reserve_rows = 0);
   // `row` has exactly seq_len ids.
   void add_row(const uint32_t* row);
   uint64_t rows() const { return rows_; }

@@ -81,6 +81,7 @@ AdamWKernel AdamW::kernel_for(const at::Tensor& param, const at::Tensor& grad) c
   // at::_fused_adamw_ wants parameter, gradient and moments of one floating dtype, on CPU or CUDA.
   const bool same_dtype = param.scalar_type() == at::kFloat && grad.scalar_type() == at::kFloat;
   const bool libtorch_fused = same_dtype && (param.is_cuda() || param.is_cpu());
+  if (options_.lamb) return AdamWKernel::TensorOps;
   switch (options_.kernel) {
     case AdamWKernel::Auto:
       if (cpu_loop) return AdamWKernel::Bertpt;
@@ -106,6 +107,7 @@ void AdamW::uncount_skipped(int64_t n) {
 }
 
 std::string AdamW::kernel_name() const {
+  if (options_.lamb) return "lamb";
   AdamWKernel k = options_.kernel;
   if (!slots_.empty()) {
     // Resolved for the largest parameter (the embeddings in BERT); gradients take its dtype.
@@ -147,6 +149,22 @@ void AdamW::step_fused(const std::vector<Slot*>& slots, double lr, double weight
   if (found_inf.defined()) at::_foreach_sub_(steps, std::vector<at::Tensor>(steps.size(), found_inf));
 }
 
+// One LAMB update of one tensor (adamw.h). The trust ratio stays a device tensor: no host sync.
+void AdamW::step_lamb(Slot& s, const at::Tensor& g, double lr, double bc1, double bc2) {
+  const double b1 = options_.beta1, b2 = options_.beta2;
+  s.exp_avg.mul_(b1).add_(g, 1.0 - b1);
+  s.exp_avg_sq.mul_(b2).addcmul_(g, g, 1.0 - b2);
+  at::Tensor update = (s.exp_avg / bc1).div_((s.exp_avg_sq / bc2).sqrt_().add_(options_.eps));
+  if (!s.decay) {  // biases and LayerNorm: plain Adam, no decay, no trust ratio
+    s.param.add_(update, -lr);
+    return;
+  }
+  if (options_.weight_decay != 0.0) update.add_(s.param, options_.weight_decay);
+  const at::Tensor p_norm = s.param.norm(), u_norm = update.norm();
+  const at::Tensor ratio = at::where((p_norm > 0).logical_and(u_norm > 0), p_norm / u_norm, at::ones_like(p_norm));
+  s.param.add_(update.mul_(ratio), -lr);
+}
+
 void AdamW::step(double lr, const at::Tensor& found_inf) {
   at::NoGradGuard no_grad;
   if (found_inf.defined() && !skips_on_device()) {
@@ -184,6 +202,10 @@ void AdamW::step(double lr, const at::Tensor& found_inf) {
       at::parallel_for(0, s.param.numel(), 1 << 15, [=](int64_t begin, int64_t end) {
         adamw_cpu_range(p + begin, gp + begin, m + begin, v + begin, end - begin, k);
       });
+      continue;
+    }
+    if (options_.lamb) {
+      step_lamb(s, g, lr, bc1, bc2);
       continue;
     }
     if (decay) s.param.mul_(1.0 - lr * options_.weight_decay);

@@ -6,6 +6,13 @@
 //   p ← p · (1 − lr·wd)                 (decoupled decay, only in the decay group)
 //   m ← β1·m + (1 − β1)·g ;  v ← β2·v + (1 − β2)·g²
 //   p ← p − lr/(1 − β1^t) · m / (sqrt(v)/sqrt(1 − β2^t) + ε)
+//
+// With `lamb` the same moments drive LAMB (You et al. 2019, "Large Batch Optimization for Deep
+// Learning"; as NVIDIA's BERT recipe runs it): the weight decay joins the update, and each tensor's
+// step is scaled by its trust ratio ‖p‖/‖u‖ (1 when either norm is 0) — except biases and LayerNorm
+// parameters, which get neither decay nor a trust ratio:
+//   u ← (m/(1 − β1^t)) / (sqrt(v/(1 − β2^t)) + ε) + wd·p ;   p ← p − lr · ‖p‖/‖u‖ · u
+// LAMB runs on tensor ops (no fused kernel), without host synchronisation.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +35,7 @@ enum class AdamWKernel { Auto, Bertpt, LibTorchFused, TensorOps };
 struct AdamWOptions {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.0;
   AdamWKernel kernel = AdamWKernel::Auto;
+  bool lamb = false;  // LAMB's layer-wise trust ratio (above); the kernel is then always TensorOps
 };
 
 // Hugging Face's rule: no decay for any parameter whose name contains "bias" or that belongs to a
@@ -50,7 +58,8 @@ class AdamW {
   void zero_grad();
 
   int64_t steps() const { return step_; }
-  // The kernel that updates most parameters (Auto resolved): "bertpt", "libtorch_fused", "tensor_ops".
+  // The kernel that updates most parameters (Auto resolved): "bertpt", "libtorch_fused", "tensor_ops",
+  // or "lamb".
   std::string kernel_name() const;
   const AdamWOptions& options() const { return options_; }
   // Names of the parameters in each group (for tests and the run log).
@@ -74,6 +83,7 @@ class AdamW {
   };
   AdamWKernel kernel_for(const at::Tensor& param, const at::Tensor& grad) const;
   void step_fused(const std::vector<Slot*>& slots, double lr, double weight_decay, const at::Tensor& found_inf);
+  void step_lamb(Slot& s, const at::Tensor& grad, double lr, double bc1, double bc2);
   std::vector<Slot> slots_;
   AdamWOptions options_;
   int64_t step_ = 0;

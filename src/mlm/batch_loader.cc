@@ -10,10 +10,11 @@
 #include <ATen/ATen.h>
 
 #include "common/error.h"
+#include "tokenizer/hf_files.h"
 
 namespace bertpt::mlm {
 
-data::MaskingOptions masking_for_dataset(const data::Dataset& dataset, double mlm_probability) {
+data::MaskingOptions masking_for_dataset(const data::Dataset& dataset, double mlm_probability, bool whole_word_mask) {
   const io::ManifestSpecialIds& ids = dataset.manifest().special_ids;
   data::MaskingOptions o;
   o.mlm_probability = mlm_probability;
@@ -25,6 +26,16 @@ data::MaskingOptions masking_for_dataset(const data::Dataset& dataset, double ml
   // HF's collator never selects [CLS]/[SEP] (the special-tokens mask) or padding.
   for (const int64_t id : {ids.pad, ids.cls, ids.sep}) {
     if (id >= 0) o.never_mask.push_back(id);
+  }
+  if (whole_word_mask) {
+    // transformers' collator replaces every selected token of a whole-word mask by [MASK] (it sets
+    // mask_replace_prob to 1, random_replace_prob to 0, with a warning): so does bertpt.
+    o.mask_fraction = 1.0;
+    o.random_fraction = 0.0;
+    tokenizer::Tokenizer tok = tokenizer::load_tokenizer(dataset.tokenizer_dir());
+    std::vector<std::string> vocab(tok.vocab_size());
+    for (size_t id = 0; id < vocab.size(); ++id) vocab[id] = std::string(tok.id_to_token(uint32_t(id)));
+    o.continues_word = data::wordpiece_continuations(vocab);
   }
   return o;
 }

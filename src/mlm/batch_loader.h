@@ -57,8 +57,10 @@ struct LoaderOptions {
 };
 
 // The masking options of a dataset: its [MASK] id, vocab size, and [PAD]/[CLS]/[SEP] never masked
-// (manifest "special_ids"). BadInput when the manifest lacks them.
-data::MaskingOptions masking_for_dataset(const data::Dataset& dataset, double mlm_probability);
+// (manifest "special_ids"). BadInput when the manifest lacks them. `whole_word_mask`: the "##"
+// tokens of the dataset's tokenizer (DATA/tokenizer) continue words (data/masking.h).
+data::MaskingOptions masking_for_dataset(const data::Dataset& dataset, double mlm_probability,
+                                         bool whole_word_mask = false);
 
 // The number of masked positions of the `count` samples at consecutive global positions from
 // `position`: what make_micro_batch would label, without building the batch.

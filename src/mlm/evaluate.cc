@@ -35,7 +35,7 @@ EvalResult evaluate_mlm(model::BertForMaskedLMImpl& model, const data::Dataset& 
                    " exceeds the model's max_position_embeddings " +
                    std::to_string(model.config().max_position_embeddings));
   }
-  data::MaskingOptions masking = masking_for_dataset(dataset, o.mlm_probability);
+  data::MaskingOptions masking = masking_for_dataset(dataset, o.mlm_probability, o.whole_word_mask);
   data::Sampler in_order(dataset.size(), 0, /*shuffle=*/false);
   const int64_t n = int64_t(dataset.size());
   int64_t batches = (n + o.batch_size - 1) / o.batch_size;

@@ -27,7 +27,8 @@ struct EvalOptions {
   int64_t max_batches = 0;  // 0: the whole split
   uint64_t mask_seed = kEvalMaskSeed;
   double mlm_probability = 0.15;
-  bool bf16 = false;  // autocast, as in training
+  bool whole_word_mask = false;  // as in training (data/masking.h)
+  bool bf16 = false;             // autocast, as in training
   std::string device = "cpu";
 };
 

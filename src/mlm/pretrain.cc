@@ -347,7 +347,7 @@ Pretraining::Pretraining(const PretrainOptions& options, const TrainHooks& hooks
   flops_.emplace(config_);
   global_batch_ = global_batch_size(o_, world_);
   make_batches();
-  schedule_ = {engine::parse_lr_schedule(o_.lr_scheduler), o_.learning_rate, o_.warmup_steps, o_.max_steps};
+  schedule_ = lr_schedule_of(o_);
 }
 
 void Pretraining::build_model(const ModelSource& source) {
@@ -369,9 +369,10 @@ void Pretraining::build_model(const ModelSource& source) {
   model_->train();
   params_ = model_->parameters();  // the same tensors, in the order of named_parameter_list
   coll_.attach_parameters(params_);
-  optimizer_ = std::make_unique<engine::AdamW>(
-      model::named_parameter_list(*model_),
-      engine::AdamWOptions{o_.adam_beta1, o_.adam_beta2, o_.adam_epsilon, o_.weight_decay, parse_optim(o_.optim)});
+  optimizer_ = std::make_unique<engine::AdamW>(model::named_parameter_list(*model_),
+                                               engine::AdamWOptions{o_.adam_beta1, o_.adam_beta2, o_.adam_epsilon,
+                                                                    o_.weight_decay, parse_optim(o_.optim),
+                                                                    o_.optim == "lamb"});
 }
 
 // Continues a checkpoint's counters and optimizer; then the step runner, which carries the
@@ -440,7 +441,7 @@ void Pretraining::make_batches() {
   lo.world = world_;
   lo.seed = o_.seed;
   lo.start_position = position_;
-  lo.masking = masking_for_dataset(*dataset_, o_.mlm_probability);
+  lo.masking = masking_for_dataset(*dataset_, o_.mlm_probability, o_.whole_word_mask);
   lo.pin_memory = device_.is_cuda();
   lo.max_steps = std::max<int64_t>(0, o_.max_steps - step_);
   if (lo.max_steps > 0) loader_ = std::make_unique<BatchLoader>(dataset_, lo);
@@ -448,6 +449,7 @@ void Pretraining::make_batches() {
   eval_options_.batch_size = o_.per_device_batch_size;
   eval_options_.max_batches = o_.eval_max_batches;
   eval_options_.mlm_probability = o_.mlm_probability;
+  eval_options_.whole_word_mask = o_.whole_word_mask;
   eval_options_.bf16 = bf16_;
   eval_options_.device = device_.str();
 }
@@ -623,6 +625,13 @@ nlohmann::json Pretraining::trainer_state() const {
                    {"peak", o_.learning_rate},
                    {"warmup_steps", o_.warmup_steps},
                    {"max_steps", o_.max_steps}};
+  if (schedule_.kind == engine::LrScheduleKind::Polynomial) {
+    s["schedule"]["lr_end"] = schedule_.lr_end, s["schedule"]["power"] = schedule_.power;
+  }
+  if (schedule_.kind == engine::LrScheduleKind::WarmupStableDecay) {
+    s["schedule"]["decay_steps"] = schedule_.decay_steps, s["schedule"]["decay_type"] = o_.decay_type;
+    s["schedule"]["min_lr_ratio"] = schedule_.min_lr_ratio;
+  }
   s["rng"] = {{"init_seed", o_.seed},
               {"sampler", "permutation(seed, epoch) at data_position"},
               {"masking", "mask_tokens(seed, epoch, sample_index)"},
@@ -667,10 +676,13 @@ std::string Pretraining::model_card() const {
                            std::to_string(world_) + " ranks)"},
       {"sequences / tokens seen", engine::card_count(seen) + " / " + engine::card_count(seen * double(m.seq_len))},
       {"epochs", std::to_string(m.train.sequences ? seen / double(m.train.sequences) : 0.0)},
-      {"optimizer", "AdamW, peak lr " + std::to_string(o_.learning_rate) + ", " + o_.lr_scheduler + " schedule, " +
+      {"optimizer", std::string(o_.optim == "lamb" ? "LAMB" : "AdamW") + ", peak lr " +
+                        std::to_string(o_.learning_rate) + ", " + o_.lr_scheduler + " schedule, " +
                         std::to_string(o_.warmup_steps) + " warmup steps, weight decay " +
                         std::to_string(o_.weight_decay)},
-      {"masking", std::to_string(o_.mlm_probability) + " of tokens (80% [MASK], 10% random, 10% kept)"},
+      {"masking",
+       std::to_string(o_.mlm_probability) +
+           (o_.whole_word_mask ? " of words, whole (all [MASK])" : " of tokens (80% [MASK], 10% random, 10% kept)")},
       {"precision / device", o_.precision + " / " + device_.str() + " × " + std::to_string(world_)},
       {"training time", engine::card_duration(elapsed_)},
       {"software", std::string("bertpt ") + BERTPT_VERSION + ", LibTorch " + torch_compat::torch_version()}};

@@ -78,8 +78,18 @@ void PretrainOptions::validate() const {
   need(grad_accum > 0, flag_of("grad_accum"), "must be > 0");
   need(max_steps > 0, flag_of("max_steps"), "must be > 0");
   need(warmup_steps >= 0, flag_of("warmup_steps"), "must be >= 0");
-  need(lr_scheduler == "linear" || lr_scheduler == "constant" || lr_scheduler == "cosine", flag_of("lr_scheduler"),
-       "must be linear, constant or cosine, not '" + lr_scheduler + "'");
+  const auto kind = engine::parse_lr_schedule(lr_scheduler);  // BadInput listing the schedules
+  if (kind == engine::LrScheduleKind::Polynomial) {
+    // transformers refuses lr_end >= the peak too (get_polynomial_decay_schedule_with_warmup).
+    need(lr_end >= 0 && lr_end < learning_rate, flag_of("lr_end"), "must be >= 0 and below --learning-rate");
+    need(lr_power > 0 && lr_power <= 100, flag_of("lr_power"), "must be in (0, 100]");
+  }
+  if (kind == engine::LrScheduleKind::WarmupStableDecay) {
+    engine::parse_decay_shape(decay_type);
+    need(decay_steps >= 0 && decay_steps <= max_steps - warmup_steps, flag_of("decay_steps"),
+         "must be in [0, --max-steps - --warmup-steps]");
+    need(min_lr_ratio >= 0 && min_lr_ratio <= 1, flag_of("min_lr_ratio"), "must be in [0, 1]");
+  }
   need(weight_decay >= 0 && weight_decay <= 1e3, flag_of("weight_decay"), "must be in [0, 1000]");
   need(adam_beta1 >= 0 && adam_beta1 < 1, flag_of("adam_beta1"), "must be in [0, 1)");
   need(adam_beta2 >= 0 && adam_beta2 < 1, flag_of("adam_beta2"), "must be in [0, 1)");
@@ -93,8 +103,9 @@ void PretrainOptions::validate() const {
   need(threads >= 0, flag_of("threads"), "must be >= 0");
   need(attention == "auto" || attention == "fused" || attention == "explicit", flag_of("attention"),
        "must be auto, fused or explicit");
-  need(optim == "adamw" || optim == "adamw_torch_fused" || optim == "adamw_torch" || optim == "adamw_bertpt",
-       flag_of("optim"), "must be adamw, adamw_torch_fused, adamw_torch or adamw_bertpt, not '" + optim + "'");
+  need(optim == "adamw" || optim == "adamw_torch_fused" || optim == "adamw_torch" || optim == "adamw_bertpt" ||
+           optim == "lamb",
+       flag_of("optim"), "must be adamw, adamw_torch_fused, adamw_torch, adamw_bertpt or lamb, not '" + optim + "'");
   need(logging_steps > 0, flag_of("logging_steps"), "must be > 0");
   need(eval_steps >= 0, flag_of("eval_steps"), "must be >= 0");
   need(eval_max_batches >= 0, flag_of("eval_max_batches"), "must be >= 0");
@@ -108,6 +119,20 @@ void PretrainOptions::validate() const {
     throw BadInput("--init-from and --resume both given",
                    "--resume continues a run (weights included); --init-from starts a new one");
   }
+}
+
+engine::LrSchedule lr_schedule_of(const PretrainOptions& o) {
+  engine::LrSchedule s;
+  s.kind = engine::parse_lr_schedule(o.lr_scheduler);
+  s.peak = o.learning_rate;
+  s.warmup = o.warmup_steps;
+  s.total = o.max_steps;
+  s.lr_end = o.lr_end;
+  s.power = o.lr_power;
+  s.decay_steps = o.decay_steps > 0 ? o.decay_steps : (o.max_steps - o.warmup_steps) / 10;
+  if (s.kind == engine::LrScheduleKind::WarmupStableDecay) s.decay_shape = engine::parse_decay_shape(o.decay_type);
+  s.min_lr_ratio = o.min_lr_ratio;
+  return s;
 }
 
 }  // namespace bertpt::mlm

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engine/lr_schedule.h"
+
 namespace bertpt::mlm {
 
 struct PretrainOptions {
@@ -26,15 +28,23 @@ struct PretrainOptions {
   int64_t grad_accum = 1;  // micro-batches per optimizer step
   int64_t max_steps = 100000;
   int64_t warmup_steps = 0;
-  std::string lr_scheduler = "linear";  // linear (warmup, then linear decay to 0), constant, cosine
+  std::string lr_scheduler =
+      "linear";             // linear, constant, cosine, polynomial, warmup_stable_decay (engine/lr_schedule.h)
+  double lr_end = 1e-7;     // polynomial: the lr reached at max_steps
+  double lr_power = 1.0;    // polynomial: the power of the decay
+  int64_t decay_steps = 0;  // warmup_stable_decay: steps of the final decay (0: 10% of the steps after warmup)
+  std::string decay_type = "cosine";  // warmup_stable_decay: linear (trapezoidal), cosine, 1-sqrt
+  double min_lr_ratio = 0.0;          // warmup_stable_decay: the lr after the decay, as a share of the peak
   double weight_decay = 0.0;
   double adam_beta1 = 0.9;
   double adam_beta2 = 0.999;
   double adam_epsilon = 1e-8;
-  double max_grad_norm = 1.0;   // <= 0: no clipping
-  std::string optim = "adamw";  // engine::AdamW kernel: adamw (auto), adamw_torch_fused, adamw_torch, adamw_bertpt
+  double max_grad_norm = 1.0;  // <= 0: no clipping
+  std::string optim =
+      "adamw";  // engine::AdamW kernel: adamw (auto), adamw_torch_fused, adamw_torch, adamw_bertpt; lamb
   uint64_t seed = 34;
   double mlm_probability = 0.15;
+  bool whole_word_mask = false;  // select whole words (a token and its "##" continuations), data/masking.h
 
   // ---- hardware
   std::string precision = "bf16";  // bf16 (autocast; LayerNorm/softmax/loss in fp32) or fp32
@@ -85,7 +95,14 @@ void visit_pretrain_options(Options& o, F&& f) {
   f("grad_accum", o.grad_accum, "Micro-batches accumulated per optimizer step");
   f("max_steps", o.max_steps, "Optimizer steps of the whole run");
   f("warmup_steps", o.warmup_steps, "Linear warmup steps");
-  f("lr_scheduler", o.lr_scheduler, "linear (decay to 0 after warmup), constant, or cosine");
+  f("lr_scheduler", o.lr_scheduler,
+    "linear (decay to 0 after warmup), constant, cosine, polynomial (to --lr-end, NVIDIA's recipe), or "
+    "warmup_stable_decay (the peak until the last --decay-steps; trapezoidal with --decay-type linear)");
+  f("lr_end", o.lr_end, "polynomial: the learning rate at --max-steps");
+  f("lr_power", o.lr_power, "polynomial: the power of the decay (1: linear)");
+  f("decay_steps", o.decay_steps, "warmup_stable_decay: steps of the final decay (0: 10% of the steps after warmup)");
+  f("decay_type", o.decay_type, "warmup_stable_decay: shape of the decay: linear, cosine or 1-sqrt");
+  f("min_lr_ratio", o.min_lr_ratio, "warmup_stable_decay: the learning rate after the decay, as a share of the peak");
   f("weight_decay", o.weight_decay, "Decoupled weight decay (not applied to biases and LayerNorm weights)");
   f("adam_beta1", o.adam_beta1, "AdamW beta1");
   f("adam_beta2", o.adam_beta2, "AdamW beta2");
@@ -93,9 +110,13 @@ void visit_pretrain_options(Options& o, F&& f) {
   f("max_grad_norm", o.max_grad_norm, "Clip the global gradient norm to this (0: no clipping)");
   f("optim", o.optim,
     "AdamW kernel: adamw (bertpt's CPU loop on CPU, LibTorch's fused kernel on CUDA), adamw_torch_fused "
-    "(LibTorch's fused kernel; the step then never waits for the device), adamw_torch (tensor ops), adamw_bertpt");
+    "(LibTorch's fused kernel; the step then never waits for the device), adamw_torch (tensor ops), adamw_bertpt; "
+    "or lamb (LAMB: AdamW's moments with a per-tensor trust ratio, for large batches; NVIDIA's BERT recipe)");
   f("seed", o.seed, "Seed of initialisation, sample order, masking and dropout");
-  f("mlm_probability", o.mlm_probability, "Share of tokens selected for prediction");
+  f("mlm_probability", o.mlm_probability, "Share of tokens (or words, with --whole-word-mask) selected for prediction");
+  f("whole_word_mask", o.whole_word_mask,
+    "Select whole words: a token and the WordPiece '##' tokens after it are masked together (HF's "
+    "whole_word_mask)");
   f("precision", o.precision, "bf16 (autocast, LayerNorm/softmax/loss in fp32) or fp32");
   f("device", o.device, "cpu, cuda or cuda:N");
   f("threads", o.threads, "CPU threads for tensor ops (0: all cores)");
@@ -116,6 +137,9 @@ void visit_pretrain_options(Options& o, F&& f) {
     "Write every micro-batch (masked input_ids, attention_mask, labels) as NumPy .npy files under this "
     "directory: DIR/step-00000001/rank-0/micro-0/NAME.npy");
 }
+
+// The learning-rate schedule the options describe (validated options: decay_steps 0 resolved).
+engine::LrSchedule lr_schedule_of(const PretrainOptions& o);
 
 // Global batch = per-device batch x accumulation x ranks.
 inline int64_t global_batch_size(const PretrainOptions& o, int world_size) {

@@ -100,5 +100,39 @@ TEST(Masking, RandomReplacementsAreInTheVocabulary) {
   EXPECT_GT(changed, 240);
 }
 
+// Whole-word masking: a word (a token and the "##" tokens after it) is selected whole or not at all;
+// a "##" token right after a special token starts a word of its own; words are selected at the
+// mlm_probability rate; the token-level draw is unchanged when no continuations are given.
+TEST(Masking, WholeWordsAreSelectedWholeAtTheWordRate) {
+  // ids: 0 [PAD] 1 [UNK] 2 [CLS] 3 [SEP] 4 [MASK] 5 "over" 6 "##lap" 7 "##ping" 8 "word"
+  MaskingOptions o;
+  o.vocab_size = 9;
+  o.never_mask = {0, 2, 3};
+  const std::vector<int64_t> ids = {2, 5, 6, 7, 8, 5, 6, 3, 7, 8, 8, 5, 7, 6, 3, 0};
+  const std::vector<std::vector<size_t>> words = {{1, 2, 3}, {4}, {5, 6}, {8}, {9}, {10}, {11, 12, 13}};
+  std::vector<int64_t> in(ids.size()), lab(ids.size()), token_in(ids.size()), token_lab(ids.size());
+  MaskingOptions token_level = o;
+  o.continues_word = wordpiece_continuations(
+      {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "over", "##lap", "##ping", "word"});
+  ASSERT_EQ(o.continues_word, (std::vector<bool>{false, false, false, false, false, false, true, true, false}));
+  size_t selected_words = 0, draws = 0, changed = 0;
+  for (uint64_t sample = 0; sample < 4000; ++sample) {
+    mask_tokens(o, 34, 0, sample, ids.data(), in.data(), lab.data(), ids.size());
+    for (const auto& w : words) {
+      const bool first = lab[w[0]] != kIgnoreLabel;
+      for (size_t p : w) ASSERT_EQ(lab[p] != kIgnoreLabel, first) << "sample " << sample << " position " << p;
+      selected_words += first, ++draws;
+    }
+    for (size_t p : {size_t(0), size_t(7), size_t(14), size_t(15)}) EXPECT_EQ(lab[p], kIgnoreLabel);
+    // The first token of each word draws exactly as token-level masking does.
+    mask_tokens(token_level, 34, 0, sample, ids.data(), token_in.data(), token_lab.data(), ids.size());
+    for (const auto& w : words) changed += (lab[w[0]] != token_lab[w[0]]);
+  }
+  const double rate = double(selected_words) / double(draws);
+  const double sigma = std::sqrt(0.15 * 0.85 / double(draws));
+  EXPECT_NEAR(rate, 0.15, 4 * sigma);
+  EXPECT_EQ(changed, 0u);
+}
+
 }  // namespace
 }  // namespace bertpt::data

@@ -41,6 +41,38 @@ TEST(LrSchedule, Values) {
   EXPECT_THROW(parse_lr_schedule("step"), BadInput);
 }
 
+// Polynomial decay (NVIDIA's BERT recipe, HF's get_polynomial_decay_schedule_with_warmup): from the
+// peak to lr_end along (1 - progress)^power, lr_end after the end.
+TEST(LrSchedule, PolynomialDecay) {
+  LrSchedule p{LrScheduleKind::Polynomial, 1.0, 2, 12};
+  p.lr_end = 0.1, p.power = 2.0;
+  EXPECT_DOUBLE_EQ(p.at(1), 0.5);
+  EXPECT_DOUBLE_EQ(p.at(2), 1.0);
+  EXPECT_DOUBLE_EQ(p.at(7), 0.9 * 0.25 + 0.1);  // half way: (1 - 0.5)^2 of the range
+  EXPECT_DOUBLE_EQ(p.at(12), 0.1);
+  EXPECT_DOUBLE_EQ(p.at(20), 0.1);
+}
+
+// Warmup-stable-decay (HF's get_wsd_schedule): linear warmup, the peak, then the last decay_steps
+// fall to min_lr_ratio * peak; linear decay is the trapezoid.
+TEST(LrSchedule, WarmupStableDecay) {
+  LrSchedule w{LrScheduleKind::WarmupStableDecay, 1.0, 2, 12};
+  w.decay_steps = 4, w.decay_shape = DecayShape::Linear;
+  EXPECT_DOUBLE_EQ(w.at(1), 0.5);
+  for (int64_t s = 2; s <= 8; ++s) EXPECT_DOUBLE_EQ(w.at(s), 1.0) << s;  // stable: steps 2..7, decay starts at 8
+  EXPECT_DOUBLE_EQ(w.at(10), 0.5);
+  EXPECT_DOUBLE_EQ(w.at(12), 0.0);
+  w.min_lr_ratio = 0.1;
+  EXPECT_DOUBLE_EQ(w.at(10), 0.5 * 0.9 + 0.1);
+  EXPECT_DOUBLE_EQ(w.at(0), 0.1);  // warmup starts from the floor too
+  EXPECT_DOUBLE_EQ(w.at(30), 0.1);
+  w.min_lr_ratio = 0, w.decay_shape = DecayShape::Cosine;
+  EXPECT_NEAR(w.at(10), 0.5, 1e-12);
+  w.decay_shape = DecayShape::OneMinusSqrt;
+  EXPECT_DOUBLE_EQ(w.at(9), 0.5);  // 1 - sqrt(1/4)
+  EXPECT_THROW(parse_decay_shape("step"), BadInput);
+}
+
 TEST(AdamW, NoDecayGroupsAreBiasesAndLayerNorms) {
   model::BertConfig c = model::builtin_preset("bert-tiny");
   c.vocab_size = 100;
@@ -97,6 +129,41 @@ TEST(AdamW, MatchesTheFormulaStepByStep) {
   other.load_state(opt.state_tensors(), opt.steps(), "test");
   for (size_t i = 0; i < opt.state_tensors().size(); ++i) {
     EXPECT_TRUE(opt.state_tensors()[i].second.equal(other.state_tensors()[i].second));
+  }
+}
+
+// LAMB (adamw.h) against its equations recomputed in double, element by element: the decayed tensor
+// takes wd·p into its update and moves by lr·‖p‖/‖u‖·u; the bias is plain Adam (no decay, no ratio).
+TEST(AdamW, LambMatchesTheEquationsStepByStep) {
+  at::Tensor w = at::tensor({0.5, -1.0, 2.0}, at::kFloat).set_requires_grad(true);
+  at::Tensor b = at::tensor({0.1, 0.2}, at::kFloat).set_requires_grad(true);
+  AdamWOptions ao{0.9, 0.999, 1e-6, 0.01};
+  ao.lamb = true;
+  AdamW opt({{"layer.weight", w}, {"layer.bias", b}}, ao);
+  EXPECT_EQ(opt.kernel_name(), "lamb");
+  std::vector<double> ref_w = {0.5, -1.0, 2.0}, m(3, 0), v(3, 0), ref_b = {0.1, 0.2}, mb(2, 0), vb(2, 0);
+  auto adam_direction = [](double& m, double& v, double g, int t) {
+    m = 0.9 * m + 0.1 * g;
+    v = 0.999 * v + 0.001 * g * g;
+    return (m / (1 - std::pow(0.9, t))) / (std::sqrt(v / (1 - std::pow(0.999, t))) + 1e-6);
+  };
+  for (int t = 1; t <= 4; ++t) {
+    const double lr = 0.05 * t;
+    std::vector<double> g = {0.3 * t, -0.2, 0.05 * t * t}, gb = {1.0, -0.5 * t};
+    w.mutable_grad() = at::tensor({g[0], g[1], g[2]}, at::kFloat);
+    b.mutable_grad() = at::tensor({gb[0], gb[1]}, at::kFloat);
+    opt.step(lr);
+    std::vector<double> u(3);
+    double pn = 0, un = 0;
+    for (size_t i = 0; i < 3; ++i) {
+      u[i] = adam_direction(m[i], v[i], g[i], t) + 0.01 * ref_w[i];
+      pn += ref_w[i] * ref_w[i], un += u[i] * u[i];
+    }
+    const double ratio = std::sqrt(pn) / std::sqrt(un);
+    for (size_t i = 0; i < 3; ++i) ref_w[i] -= lr * ratio * u[i];
+    for (size_t i = 0; i < 2; ++i) ref_b[i] -= lr * adam_direction(mb[i], vb[i], gb[i], t);
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(w[i].item<double>(), ref_w[size_t(i)], 1e-6) << "step " << t;
+    for (int i = 0; i < 2; ++i) EXPECT_NEAR(b[i].item<double>(), ref_b[size_t(i)], 1e-6) << "step " << t;
   }
 }
 
