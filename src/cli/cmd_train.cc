@@ -82,11 +82,20 @@ void print_run_start(const nlohmann::json& s, const mlm::PretrainOptions& opts) 
   std::fprintf(stderr,
                "train: global batch %lld (%lld per device x %lld accumulation x %d ranks), %lld steps, lr %g (%s, "
                "%lld warmup) | %s, %s, %d threads | MFU peak %.1f GFLOP/s (%s)\n",
-               (long long)s["global_batch"].get<int64_t>(), (long long)opts.per_device_batch_size,
-               (long long)opts.grad_accum, s["world_size"].get<int>(), (long long)opts.max_steps, opts.learning_rate,
-               opts.lr_scheduler.c_str(), (long long)opts.warmup_steps, s["device"].get<std::string>().c_str(),
-               opts.precision.c_str(), s["threads"].get<int>(), s["peak_flops"].get<double>() / 1e9,
-               s["peak_source"].get<std::string>().c_str());
+               (long long)s["global_batch"].get<int64_t>(), (long long)s["per_device_batch"].get<int64_t>(),
+               (long long)s["grad_accum"].get<int64_t>(), s["world_size"].get<int>(), (long long)opts.max_steps,
+               opts.learning_rate, opts.lr_scheduler.c_str(), (long long)opts.warmup_steps,
+               s["device"].get<std::string>().c_str(), opts.precision.c_str(), s["threads"].get<int>(),
+               s["peak_flops"].get<double>() / 1e9, s["peak_source"].get<std::string>().c_str());
+  if (s.contains("phases")) {
+    for (const auto& p : s["phases"]) {
+      std::fprintf(stderr, "train: phase %d: steps %lld-%lld at %d tokens, global batch %lld, %llu sequences\n",
+                   p["phase"].get<int>(), (long long)p["first_step"].get<int64_t>(),
+                   (long long)p["last_step"].get<int64_t>(), p["seq_len"].get<int>(),
+                   (long long)p["global_batch"].get<int64_t>(),
+                   (unsigned long long)p["train_sequences"].get<uint64_t>());
+    }
+  }
   std::fprintf(stderr, "train: attention %s, AdamW %s | effective config in %s/run_config.json\n",
                s["attention_kernel"].get<std::string>().c_str(), s["adamw_kernel"].get<std::string>().c_str(),
                opts.output_dir.c_str());

@@ -1,5 +1,6 @@
 #include "data/prepare.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -7,8 +8,10 @@
 #include <exception>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "common/atomic_file.h"
 #include "common/dir_lock.h"
@@ -16,6 +19,7 @@
 #include "common/hash.h"
 #include "common/json_fields.h"
 #include "common/sha256.h"
+#include "data/phase_schedule.h"
 #include "data/shard.h"
 #include "io/manifest.h"
 #include "tokenizer/hf_files.h"
@@ -192,8 +196,9 @@ void check_output_is_directory(const PrepareOptions& o) {
 }
 
 // Refuses to write over something that is not ours to replace; clears our own files on --overwrite.
-// The directory exists (DirLock::inside created it).
-void prepare_output_dir(const PrepareOptions& o) {
+// The directory exists (DirLock::inside created it). `several_lengths`: o.out is the parent of the
+// DATA/seq-LEN datasets, which are checked one by one (a resumed run may have completed some).
+void prepare_output_dir(const PrepareOptions& o, bool several_lengths) {
   // Half-written files of a run that was killed (their names are temporary ones): no run is writing
   // them now, this one holds the directory's lock.
   for (const auto& e : fs::directory_iterator(o.out)) {
@@ -206,11 +211,14 @@ void prepare_output_dir(const PrepareOptions& o) {
       std::string name = e.path().filename().string();
       bool ours = name == io::kManifestName || name == kProgressName || name == "tokenizer" ||
                   ((name.rfind("train-", 0) == 0 || name.rfind("valid-", 0) == 0) && e.path().extension() == ".bin");
-      if (ours) fs::remove_all(e.path());
+      // The datasets of a prepare with several --seq-len (DATA/seq-LEN, complete or interrupted).
+      bool length_dir = name.rfind("seq-", 0) == 0 &&
+                        (fs::exists(e.path() / io::kManifestName) || fs::exists(e.path() / kProgressName));
+      if (ours || length_dir) fs::remove_all(e.path());
     }
     return;
   }
-  if (has_manifest) {
+  if (has_manifest || (!several_lengths && !lengths_in(o.out).empty())) {
     throw BadInput(o.out + " already holds a prepared dataset",
                    "pass --overwrite to replace it, or choose another --out");
   }
@@ -299,12 +307,19 @@ class DatasetWriter {
     return docs_done_;
   }
 
-  // Packs the documents of an encoded batch. Whenever a train shard is full it is written, with the
-  // valid split's pending rows (so that the checkpoint holds only small carry-overs), and checkpointed.
-  void add(const Batch& b) {
+  // Packs the documents of an encoded batch, whose first document is number `first_doc` of the
+  // input; documents this writer's checkpoint already covers are passed over (with several lengths,
+  // each length's checkpoint covers its own number of documents). Whenever a train shard is full it
+  // is written, with the valid split's pending rows (so that the checkpoint holds only small
+  // carry-overs), and checkpointed.
+  void add(const Batch& b, uint64_t first_doc) {
     size_t begin = 0;
     for (size_t d = 0; d < b.id_ends.size(); ++d) {
       size_t end = b.id_ends[d];
+      if (first_doc + d < docs_done_) {
+        begin = end;
+        continue;
+      }
       outputs_[b.splits[d]].packer.add(b.ids.data() + begin, end - begin);
       source_tokens_[b.sources[d]] += end - begin;
       tokens_written_ += end - begin;
@@ -393,13 +408,16 @@ void run_encoder(Pipeline& pipe, const tokenizer::Tokenizer& tok) {
   }
 }
 
-// Writer thread: packs the encoded batches in input order.
-void run_writer(Pipeline& pipe, DatasetWriter& out) {
+// Writer thread: packs the encoded batches in input order, for every output length; the first
+// batch starts at document `skip`.
+void run_writer(Pipeline& pipe, const std::vector<DatasetWriter*>& outs, uint64_t skip) {
   try {
+    uint64_t first_doc = skip;
     for (uint64_t next = 0;; ++next) {
       std::unique_ptr<Batch> b = pipe.take_encoded(next);
       if (!b) return;
-      out.add(*b);
+      for (DatasetWriter* out : outs) out->add(*b, first_doc);
+      first_doc += b->ends.size();
       pipe.written();
     }
   } catch (...) {
@@ -437,17 +455,20 @@ void feed_encoders(text::CorpusReader& reader, Pipeline& pipe, const PrepareOpti
 }
 
 // Runs the reader (this thread), the encoders and the writer until every document after `skip` is
-// packed; rethrows the first failure.
+// packed by every writer in `outs`; rethrows the first failure.
 void run_pipeline(const PrepareOptions& o, const tokenizer::Tokenizer& tok, text::CorpusReader& reader,
-                  DatasetWriter& out, uint64_t skip, const std::function<void(const PrepareProgress&)>& progress) {
+                  const std::vector<DatasetWriter*>& outs, uint64_t skip,
+                  const std::function<void(const PrepareProgress&)>& progress) {
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   Pipeline pipe(2 * size_t(threads) + 2);
   std::vector<std::thread> workers;
   for (unsigned i = 0; i < threads; ++i) workers.emplace_back([&] { run_encoder(pipe, tok); });
-  std::thread writer_thread([&] { run_writer(pipe, out); });
+  std::thread writer_thread([&] { run_writer(pipe, outs, skip); });
   auto report_progress = [&] {
     if (progress) {
-      progress({reader.disk_bytes_read(), reader.disk_bytes_total(), out.documents_written(), out.tokens_written()});
+      const DatasetWriter& first = *outs.front();
+      progress(
+          {reader.disk_bytes_read(), reader.disk_bytes_total(), first.documents_written(), first.tokens_written()});
     }
   };
   std::exception_ptr input_error;
@@ -510,40 +531,122 @@ nlohmann::json PrepareOptions::content_config() const {
   return j;
 }
 
-PrepareResult prepare_dataset(const PrepareOptions& opt_in,
-                              const std::function<void(const PrepareProgress&)>& progress) {
-  auto t0 = std::chrono::steady_clock::now();
-  PrepareOptions o = opt_in;
-  check_options(o);
-  const tokenizer::Tokenizer tok = load_bert_tokenizer(o.tokenizer);
-  const uint32_t bytes_per_id = bytes_per_id_for(tok.vocab_size());
-  if (o.shard_rows == 0) {
-    o.shard_rows = std::max<uint64_t>(1, (uint64_t(64) << 20) / (uint64_t(o.seq_len) * bytes_per_id));  // ~64 MiB
+namespace {
+
+// One dataset being written: its options (seq_len, out and shard_rows its own), its content config,
+// and its writer (none when a resumed run finds it already complete).
+struct Target {
+  PrepareOptions o;
+  nlohmann::json config;
+  std::unique_ptr<DatasetWriter> writer;
+  PrepareResult result;
+};
+
+// The target of length `seq_len` in `out`, with its shard size and content config resolved.
+std::unique_ptr<Target> make_target(const PrepareOptions& o, uint32_t seq_len, const std::string& out,
+                                    uint32_t bytes_per_id, const std::string& vocab_sha) {
+  auto t = std::make_unique<Target>();
+  t->o = o;
+  t->o.seq_len = seq_len;
+  t->o.out = out;
+  if (t->o.shard_rows == 0) {
+    t->o.shard_rows = std::max<uint64_t>(1, (uint64_t(64) << 20) / (uint64_t(seq_len) * bytes_per_id));  // ~64 MiB
   }
-  const std::string vocab_sha = sha256_hex(tokenizer::vocab_txt(tok));
   // After shard_rows is resolved: the checkpoint and the manifest record the value used.
-  nlohmann::json config = o.content_config();
-  config["tokenizer_vocab_sha256"] = vocab_sha;
+  t->config = t->o.content_config();
+  t->config["tokenizer_vocab_sha256"] = vocab_sha;
+  return t;
+}
+
+// With several lengths and --resume: whether `t`'s folder already holds its complete dataset (the
+// run was stopped while the manifests were being written).
+bool already_complete(const Target& t) {
+  if (!t.o.resume || !fs::exists(t.o.out + "/" + io::kManifestName) || fs::exists(t.o.out + "/" + kProgressName)) {
+    return false;
+  }
+  const io::Manifest m = io::read_manifest(t.o.out);
+  return m.config == t.config;
+}
+
+// The shared part of prepare_dataset and prepare_lengths: one reader and tokenizer, a writer per target.
+// `several`: the targets are o.out's DATA/seq-LEN folders, else the one target is o.out itself.
+void prepare_targets(const PrepareOptions& o, const tokenizer::Tokenizer& tok, const std::string& vocab_sha,
+                     std::vector<std::unique_ptr<Target>>& targets, bool several,
+                     const std::function<void(const PrepareProgress&)>& progress) {
   text::CorpusReader reader(o.corpus);  // the inputs exist, before anything is created
   // One prepare per output directory at a time: a second one fails here, before touching anything.
   check_output_is_directory(o);
   const DirLock lock = DirLock::inside(o.out);
-  prepare_output_dir(o);
+  prepare_output_dir(o, several);
+  std::vector<DirLock> length_locks;
+  std::vector<DatasetWriter*> writers;
+  uint64_t skip = UINT64_MAX;
+  const uint32_t bytes_per_id = bytes_per_id_for(tok.vocab_size());
+  for (auto& t : targets) {
+    if (several) {
+      length_locks.push_back(DirLock::inside(t->o.out));
+      if (already_complete(*t)) continue;
+      prepare_output_dir(t->o, false);
+    }
+    t->writer = std::make_unique<DatasetWriter>(t->o, packer_options(t->o, tok.special_ids()), bytes_per_id, t->config);
+    if (t->o.resume && fs::exists(t->writer->progress_path())) t->result.resumed_from_documents = t->writer->resume();
+    skip = std::min(skip, t->result.resumed_from_documents);
+    writers.push_back(t->writer.get());
+  }
+  if (writers.empty()) return;  // a resumed run that had written everything
+  run_pipeline(o, tok, reader, writers, skip, progress);
+  for (DatasetWriter* w : writers) w->finish();
+  for (auto& t : targets) {
+    if (!t->writer) continue;
+    // The tokenizer travels with the data, so the dataset describes itself.
+    tokenizer::save_tokenizer(tok, t->o.out + "/tokenizer", t->o.seq_len > 512 ? t->o.seq_len : 512);
+    t->result.manifest = build_manifest(t->o, tok, vocab_sha, *t->writer, reader.stats(), t->config);
+    io::write_manifest(t->o.out, t->result.manifest);
+    std::error_code ec;
+    fs::remove(t->writer->progress_path(), ec);
+  }
+}
 
-  DatasetWriter out(o, packer_options(o, tok.special_ids()), bytes_per_id, config);
-  PrepareResult result;
-  if (o.resume && fs::exists(out.progress_path())) result.resumed_from_documents = out.resume();
-  run_pipeline(o, tok, reader, out, result.resumed_from_documents, progress);
-  out.finish();
+std::vector<PrepareResult> run_prepare(const PrepareOptions& o, const std::vector<uint32_t>& lengths, bool one_dir,
+                                       const std::function<void(const PrepareProgress&)>& progress) {
+  auto t0 = std::chrono::steady_clock::now();
+  for (uint32_t len : lengths) {
+    PrepareOptions one = o;
+    one.seq_len = len;
+    check_options(one);
+  }
+  const tokenizer::Tokenizer tok = load_bert_tokenizer(o.tokenizer);
+  const uint32_t bytes_per_id = bytes_per_id_for(tok.vocab_size());
+  const std::string vocab_sha = sha256_hex(tokenizer::vocab_txt(tok));
+  std::vector<std::unique_ptr<Target>> targets;
+  for (uint32_t len : lengths) {
+    targets.push_back(make_target(o, len, one_dir ? o.out : length_dir(o.out, len), bytes_per_id, vocab_sha));
+  }
+  prepare_targets(o, tok, vocab_sha, targets, !one_dir, progress);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<PrepareResult> results;
+  for (auto& t : targets) {
+    if (!t->writer) t->result.manifest = io::read_manifest(t->o.out);
+    t->result.seconds = seconds;
+    results.push_back(std::move(t->result));
+  }
+  return results;
+}
 
-  // The tokenizer travels with the data, so the dataset describes itself.
-  tokenizer::save_tokenizer(tok, o.out + "/tokenizer", o.seq_len > 512 ? o.seq_len : 512);
-  result.manifest = build_manifest(o, tok, vocab_sha, out, reader.stats(), config);
-  io::write_manifest(o.out, result.manifest);
-  std::error_code ec;
-  fs::remove(out.progress_path(), ec);
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return result;
+}  // namespace
+
+PrepareResult prepare_dataset(const PrepareOptions& o, const std::function<void(const PrepareProgress&)>& progress) {
+  return std::move(run_prepare(o, {o.seq_len}, /*one_dir=*/true, progress).front());
+}
+
+std::vector<PrepareResult> prepare_lengths(const PrepareOptions& o, const std::vector<uint32_t>& lengths,
+                                           const std::function<void(const PrepareProgress&)>& progress) {
+  std::vector<uint32_t> sorted = lengths;
+  std::sort(sorted.begin(), sorted.end());
+  if (lengths.empty() || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    throw BadInput("--seq-len lists no length or one twice", "list distinct lengths, e.g. --seq-len 128,512");
+  }
+  return run_prepare(o, lengths, /*one_dir=*/false, progress);
 }
 
 }  // namespace bertpt::data

@@ -13,6 +13,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "data/packer.h"
 #include "io/manifest.h"
@@ -52,5 +53,12 @@ struct PrepareResult {
 
 PrepareResult prepare_dataset(const PrepareOptions& options,
                               const std::function<void(const PrepareProgress&)>& progress = {});
+
+// The same corpus at several sequence lengths in one pass (one read, one tokenization): the dataset of
+// length L goes to OUT/seq-L (data/phase_schedule.h), byte for byte what prepare_dataset with
+// --seq-len L --out OUT/seq-L writes; options.seq_len is not used. Each length has its own checkpoint,
+// so --resume continues all of them. One result per length, in the order of `lengths`.
+std::vector<PrepareResult> prepare_lengths(const PrepareOptions& options, const std::vector<uint32_t>& lengths,
+                                           const std::function<void(const PrepareProgress&)>& progress = {});
 
 }  // namespace bertpt::data

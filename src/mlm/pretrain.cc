@@ -21,6 +21,7 @@
 #include "common/jsonl_log.h"
 #include "common/progress.h"
 #include "data/dataset.h"
+#include "data/phase_schedule.h"
 #include "data/verify.h"
 #include "engine/adamw.h"
 #include "engine/batch_dump.h"
@@ -132,6 +133,15 @@ std::shared_ptr<const data::Dataset> open_train_split(const std::string& dir, bo
   if (!fs::is_directory(dir, ec)) {
     throw BadInput("--data " + dir + " does not exist", "create a dataset with bertpt prepare --out DIR");
   }
+  const std::vector<uint32_t> lengths = data::lengths_in(dir);
+  if (!fs::exists(fs::path(dir) / "manifest.json", ec) && !lengths.empty()) {
+    std::string names;
+    for (uint32_t len : lengths) names += (names.empty() ? "" : ", ") + data::length_dir_name(len);
+    throw BadInput("--data " + dir + " holds datasets of several lengths (" + names + ")",
+                   "train on them in phases with --phase-schedule " + std::to_string(lengths.front()) + ":0.9," +
+                       std::to_string(lengths.back()) + ":0.1, or on one with --data " +
+                       data::length_dir(dir, lengths.front()));
+  }
   if (verify) {
     const data::VerifyResult v = data::verify_dataset(dir);
     if (!v.ok()) {
@@ -168,7 +178,8 @@ struct Start {
   nlohmann::json state;
 };
 
-Start resolve_start(const PretrainOptions& o, const data::Dataset& dataset, bool main, const Message& message) {
+// `fingerprint`: what the run trains on now (a checkpoint of other data is refused).
+Start resolve_start(const PretrainOptions& o, const nlohmann::json& fingerprint, bool main, const Message& message) {
   Start start;
   if (o.resume == "auto") {
     auto all = engine::list_checkpoints(o.output_dir);
@@ -179,7 +190,7 @@ Start resolve_start(const PretrainOptions& o, const data::Dataset& dataset, bool
   }
   if (!start.resume_dir.empty()) {
     start.state = engine::read_trainer_state(start.resume_dir, {"data_position", "config"});
-    const nlohmann::json now = dataset_fingerprint(dataset);
+    const nlohmann::json& now = fingerprint;
     if (start.state.contains("dataset") && start.state["dataset"] != now) {
       throw BadInput("cannot resume " + start.resume_dir + " on different data: the checkpoint was trained on " +
                          start.state["dataset"].dump() + ", --data has " + now.dump(),
@@ -271,10 +282,27 @@ class Pretraining {
   TrainResult run();
 
  private:
+  void open_datasets();
+  nlohmann::json run_fingerprint() const;
+  const data::Dataset& longest_dataset() const;
   void build_model(const ModelSource& source);
   void restore(const Start& start);
   void open_run_directory();
+  void enter_phase(size_t phase);
   void make_batches();
+  // A phase's batch (without --phase-schedule, or where the phase names none: the run's own), and the
+  // current phase's end.
+  int64_t per_device_batch(size_t phase) const;
+  int64_t grad_accum(size_t phase) const;
+  int64_t phase_global_batch(size_t phase) const { return per_device_batch(phase) * grad_accum(phase) * world_; }
+  int64_t phase_end() const { return phases_.empty() ? o_.max_steps : phases_.phases[phase_].end_step; }
+  std::string data_dir() const;
+  bool logs_after(int64_t step) const;
+  struct Seen {
+    double sequences = 0, tokens = 0;
+  };
+  Seen seen() const;
+  nlohmann::json phases_json() const;
   void report_start() const;
   bool train_step();  // false when the run stops after it (a signal)
   engine::MicroForward mlm_forward(const StepBatch& batch);
@@ -298,7 +326,10 @@ class Pretraining {
   const int rank_, world_;
   const at::Device device_;
   const bool bf16_;
-  std::shared_ptr<const data::Dataset> dataset_, valid_;
+  data::PhaseSchedule phases_;                                    // empty: one phase on --data
+  std::vector<std::shared_ptr<const data::Dataset>> phase_data_;  // the train split of each phase
+  size_t phase_ = 0;                                              // the phase dataset_ belongs to
+  std::shared_ptr<const data::Dataset> dataset_, valid_;          // the current phase's
   model::BertConfig config_;
   model::BertForMaskedLM model_{nullptr};
   std::string attention_kernel_;
@@ -334,20 +365,133 @@ Pretraining::Pretraining(const PretrainOptions& options, const TrainHooks& hooks
       device_(engine::setup_runtime(options.threads, options.device)),
       bf16_(engine::is_bf16(options.precision)),
       dump_(options.dump_batches, coll_.rank()) {
-  dataset_ = open_train_split(o_.data, o_.verify_data);
+  phases_ = data::parse_phase_schedule(o_.phase_schedule, o_.max_steps);
+  open_datasets();
   // One run per RUN directory at a time; taken before resolve_start may delete an earlier run's checkpoints.
   if (main_) lock_.emplace(DirLock::inside(o_.output_dir));
-  const Start start = resolve_start(o_, *dataset_, main_, [this](const std::string& m) { message(m); });
+  const Start start = resolve_start(o_, run_fingerprint(), main_, [this](const std::string& m) { message(m); });
   resume_dir_ = start.resume_dir;
-  build_model(resolve_model_source(o_, start, *dataset_));
+  build_model(resolve_model_source(o_, start, longest_dataset()));
   restore(start);
   open_run_directory();
   price_ = resolve_price(o_);
   if (main_) peak_ = perf::peak_flops(device_.str(), bf16_, o_.peak_tflops);
   flops_.emplace(config_);
-  global_batch_ = global_batch_size(o_, world_);
-  make_batches();
+  enter_phase(phases_.phase_at(step_));
   schedule_ = lr_schedule_of(o_);
+}
+
+// --data's train split, or with --phase-schedule the train split of each phase's DATA/seq-LEN
+// (all of one tokenizer).
+void Pretraining::open_datasets() {
+  if (phases_.empty()) {
+    dataset_ = open_train_split(o_.data, o_.verify_data);
+    return;
+  }
+  for (const data::TrainingPhase& p : phases_.phases) {
+    const std::string dir = data::length_dir(o_.data, p.seq_len), len = std::to_string(p.seq_len);
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      throw BadInput("--phase-schedule: " + dir + " does not exist (no dataset of " + len + " tokens in --data)",
+                     "prepare every length of the schedule in one run: bertpt prepare --seq-len 128,512 --out " +
+                         o_.data);
+    }
+    phase_data_.push_back(open_train_split(dir, o_.verify_data));
+    const data::Dataset& d = *phase_data_.back();
+    if (d.seq_len() != p.seq_len) {
+      throw BadInput(dir + " holds sequences of " + std::to_string(d.seq_len()) + " tokens, not " + len,
+                     "re-run bertpt prepare --seq-len with the schedule's lengths");
+    }
+    if (d.manifest().tokenizer.vocab_sha256 != phase_data_.front()->manifest().tokenizer.vocab_sha256) {
+      throw BadInput("--phase-schedule: " + dir + " was prepared with another tokenizer than " +
+                         data::length_dir(o_.data, phases_.phases.front().seq_len),
+                     "prepare all lengths in one run: bertpt prepare --seq-len 128,512");
+    }
+  }
+  dataset_ = phase_data_.front();
+}
+
+// What the run trains on, for refusing a resume on other data: the dataset, or every phase's.
+nlohmann::json Pretraining::run_fingerprint() const {
+  if (phases_.empty()) return dataset_fingerprint(*dataset_);
+  nlohmann::json f = nlohmann::json::array();
+  for (const auto& d : phase_data_) f.push_back(dataset_fingerprint(*d));
+  return f;
+}
+
+// The dataset with the longest sequences: the model's positions must cover it.
+const data::Dataset& Pretraining::longest_dataset() const {
+  const data::Dataset* longest = dataset_.get();
+  for (const auto& d : phase_data_) {
+    if (d->seq_len() > longest->seq_len()) longest = d.get();
+  }
+  return *longest;
+}
+
+int64_t Pretraining::per_device_batch(size_t phase) const {
+  const int64_t b = phases_.empty() ? 0 : phases_.phases[phase].per_device_batch;
+  return b > 0 ? b : o_.per_device_batch_size;
+}
+
+int64_t Pretraining::grad_accum(size_t phase) const {
+  const int64_t a = phases_.empty() ? 0 : phases_.phases[phase].grad_accum;
+  return a > 0 ? a : o_.grad_accum;
+}
+
+std::string Pretraining::data_dir() const {
+  return phases_.empty() ? o_.data : data::length_dir(o_.data, phases_.phases[phase_].seq_len);
+}
+
+// The dataset, batch and loader of `phase` from step_ on. A phase other than the one the data position
+// belongs to starts at the beginning of its own dataset; the sample order within a phase is the
+// loader's (mlm/batch_loader.h), so a resumed phase continues exactly.
+void Pretraining::enter_phase(size_t phase) {
+  if (!phases_.empty()) {
+    if (phase != phase_) position_ = 0;
+    phase_ = phase;
+    dataset_ = phase_data_[phase];
+  }
+  global_batch_ = phase_global_batch(phase_);
+  make_batches();
+}
+
+// Whether a log record is written after optimizer step `step` (1-based count): every --logging-steps,
+// at the end, and at the end of each phase (a record never spans two sequence lengths).
+bool Pretraining::logs_after(int64_t step) const {
+  return step % o_.logging_steps == 0 || step == o_.max_steps || (!phases_.empty() && step == phase_end());
+}
+
+// The sequences and tokens trained on so far (every phase's steps × its global batch, × its length).
+Pretraining::Seen Pretraining::seen() const {
+  Seen seen;
+  if (phases_.empty()) {
+    seen.sequences = double(step_) * double(global_batch_);
+    seen.tokens = seen.sequences * double(dataset_->seq_len());
+    return seen;
+  }
+  for (size_t i = 0; i < phases_.phases.size(); ++i) {
+    const data::TrainingPhase& p = phases_.phases[i];
+    const double sequences = double(std::clamp<int64_t>(step_ - p.begin_step, 0, p.steps())) *
+                             double(phase_global_batch(i));
+    seen.sequences += sequences;
+    seen.tokens += sequences * double(p.seq_len);
+  }
+  return seen;
+}
+
+// The phases as the run summary and the model card show them (null without --phase-schedule).
+nlohmann::json Pretraining::phases_json() const {
+  nlohmann::json j;
+  for (size_t i = 0; i < phases_.phases.size(); ++i) {
+    const data::TrainingPhase& p = phases_.phases[i];
+    j.push_back({{"phase", i + 1},
+                 {"seq_len", p.seq_len},
+                 {"first_step", p.begin_step + 1},
+                 {"last_step", p.end_step},
+                 {"global_batch", phase_global_batch(i)},
+                 {"train_sequences", phase_data_[i]->size()}});
+  }
+  return j;
 }
 
 void Pretraining::build_model(const ModelSource& source) {
@@ -386,6 +530,17 @@ void Pretraining::restore(const Start& start) {
                        "the checkpoint is corrupt; resume from another");
     step_ = f.i64("step");
     position_ = f.u64("data_position");
+    if (!phases_.empty()) {
+      // The phase boundaries are shares of --max-steps: both must be those of the checkpoint's run.
+      const JsonFields config = f.object("config");
+      if (config.str("phase_schedule") != o_.phase_schedule || config.i64("max_steps") != o_.max_steps) {
+        throw BadInput("cannot resume " + resume_dir_ + " with another --phase-schedule or --max-steps: it was " +
+                           config.str("phase_schedule") + " over " + std::to_string(config.i64("max_steps")) + " steps",
+                       "resume with the run's own --phase-schedule and --max-steps");
+      }
+      phase_ = size_t(f.u64("phase"));
+      if (phase_ >= phases_.phases.size()) f.fail("phase", "is not a phase of --phase-schedule " + o_.phase_schedule);
+    }
     prior_elapsed_ = f.has("elapsed_sec") ? f.number("elapsed_sec") : 0.0;
     prior_cost_ = f.has("cost_usd") ? f.number("cost_usd") : 0.0;
     skipped = f.has("skipped_steps") ? f.i64("skipped_steps") : 0;
@@ -435,18 +590,19 @@ void Pretraining::open_run_directory() {
 
 void Pretraining::make_batches() {
   LoaderOptions lo;
-  lo.per_device_batch = o_.per_device_batch_size;
-  lo.grad_accum = o_.grad_accum;
+  lo.per_device_batch = per_device_batch(phase_);
+  lo.grad_accum = grad_accum(phase_);
   lo.rank = rank_;
   lo.world = world_;
   lo.seed = o_.seed;
   lo.start_position = position_;
   lo.masking = masking_for_dataset(*dataset_, o_.mlm_probability, o_.whole_word_mask);
   lo.pin_memory = device_.is_cuda();
-  lo.max_steps = std::max<int64_t>(0, o_.max_steps - step_);
+  lo.max_steps = std::max<int64_t>(0, phase_end() - step_);
+  loader_.reset();  // the previous phase's, whose thread ends here
   if (lo.max_steps > 0) loader_ = std::make_unique<BatchLoader>(dataset_, lo);
-  valid_ = open_valid_split(o_.data, *dataset_);
-  eval_options_.batch_size = o_.per_device_batch_size;
+  valid_ = open_valid_split(data_dir(), *dataset_);
+  eval_options_.batch_size = per_device_batch(phase_);
   eval_options_.max_batches = o_.eval_max_batches;
   eval_options_.mlm_probability = o_.mlm_probability;
   eval_options_.whole_word_mask = o_.whole_word_mask;
@@ -464,6 +620,8 @@ void Pretraining::report_start() const {
   s["dataset"] = dataset_fingerprint(*dataset_);
   s["valid_sequences"] = valid_ ? valid_->size() : 0;
   s["global_batch"] = global_batch_;
+  s["per_device_batch"] = per_device_batch(phase_);
+  s["grad_accum"] = grad_accum(phase_);
   s["world_size"] = world_;
   s["device"] = device_.str();
   s["threads"] = at::get_num_threads();
@@ -474,6 +632,7 @@ void Pretraining::report_start() const {
   s["flops_per_sequence"] = flops_->train_flops(1, T, o_.mlm_probability * T);
   s["start_step"] = step_;
   s["resumed_from"] = resume_dir_;
+  if (!phases_.empty()) s["phases"] = phases_json();
   s["decay_parameters"] = optimizer_->decay_names().size();
   s["no_decay_parameters"] = optimizer_->no_decay_names().size();
   hooks_.on_start(s);
@@ -520,6 +679,12 @@ engine::MicroForward Pretraining::mlm_forward(const StepBatch& batch) {
 }
 
 bool Pretraining::train_step() {
+  if (phases_.phase_at(step_) != phase_) {
+    enter_phase(phases_.phase_at(step_));
+    message("phase " + std::to_string(phase_ + 1) + " of " + std::to_string(phases_.phases.size()) + " from step " +
+            std::to_string(step_ + 1) + ": " + std::to_string(dataset_->seq_len()) + " tokens, global batch " +
+            std::to_string(global_batch_) + ", " + data_dir());
+  }
   engine::StepInput in;
   in.started = Clock::now();
   const StepBatch batch = loader_->next();
@@ -527,7 +692,7 @@ bool Pretraining::train_step() {
   in.micro_steps = int64_t(batch.micro.size());
   in.count = double(batch.global_num_masked);
   in.lr = schedule_.at(step_);
-  in.log_step = (step_ + 1) % o_.logging_steps == 0 || step_ + 1 == o_.max_steps;
+  in.log_step = logs_after(step_ + 1);
   in.read_back = bool(hooks_.on_step);
   in.stop_requested = hooks_.stop_requested && hooks_.stop_requested();
   in.poison = hooks_.inject_nonfinite && hooks_.inject_nonfinite(step_);
@@ -546,8 +711,7 @@ bool Pretraining::train_step() {
     rec.skipped = !out.finite;
     hooks_.on_step(rec);
   }
-  if (step_ % o_.logging_steps == 0 || step_ == o_.max_steps || out.stop)
-    write_log_record(runner_->take_interval(step_));
+  if (logs_after(step_) || out.stop) write_log_record(runner_->take_interval(step_));
   if (o_.eval_steps > 0 && step_ % o_.eval_steps == 0 && step_ < o_.max_steps && !out.stop) evaluate();
   if ((o_.save_steps > 0 && step_ % o_.save_steps == 0) || step_ == o_.max_steps || out.stop) save();
   if (out.stop) {
@@ -579,6 +743,7 @@ void Pretraining::write_log_record(const engine::StepInterval& iv) {
   r["epoch"] = double(position_) / double(dataset_->size());
   r["skipped_steps"] = runner_->skipped_steps();
   r["data_wait_sec"] = loader_->wait_seconds();
+  if (!phases_.empty()) r["phase"] = phase_ + 1, r["seq_len"] = dataset_->seq_len(), r["global_batch"] = global_batch_;
   if (price_ > 0) {
     r["cost_usd"] = cost_so_far();
     r["projected_cost_usd"] = cost_so_far() + price_ * eta / 3600.0;
@@ -599,6 +764,7 @@ void Pretraining::evaluate() {
                       {"eval_sequences", er.sequences},
                       {"eval_masked_tokens", er.masked},
                       {"eval_seconds", er.seconds}};
+  if (!phases_.empty()) r["phase"] = phase_ + 1, r["seq_len"] = dataset_->seq_len();
   log(r);
   result_.last_eval = r;
 }
@@ -612,7 +778,8 @@ void Pretraining::log(const nlohmann::json& record) {
 // trainer_state.json: what --resume needs to continue exactly (docs/training.md, "Checkpoint format").
 nlohmann::json Pretraining::trainer_state() const {
   nlohmann::json s;
-  s["data_position"] = position_;
+  s["data_position"] = position_;  // in the current phase's dataset
+  if (!phases_.empty()) s["phase"] = phase_;
   s["global_batch"] = global_batch_;
   s["world_size"] = world_;
   s["elapsed_sec"] = elapsed_;
@@ -636,7 +803,7 @@ nlohmann::json Pretraining::trainer_state() const {
               {"sampler", "permutation(seed, epoch) at data_position"},
               {"masking", "mask_tokens(seed, epoch, sample_index)"},
               {"dropout", "generator re-seeded with hash(seed, step, rank, micro_step) per micro-step"}};
-  s["dataset"] = dataset_fingerprint(*dataset_);
+  s["dataset"] = run_fingerprint();
   s["config"] = o_.to_json();
   s["kernels"] = {{"attention", attention_kernel_},
                   {"adamw", optimizer_->kernel_name()},
@@ -668,14 +835,22 @@ std::string Pretraining::model_card() const {
                {"tokenizer", "WordPiece, " + engine::card_count(double(m.vocab_size)) + " tokens, vocab sha256 " +
                                  m.tokenizer.vocab_sha256.substr(0, 12)}};
   if (m.valid.sequences > 0) card.data.push_back({"held-out sequences", engine::card_count(double(m.valid.sequences))});
-  const double seen = double(step_) * double(global_batch_);
+  for (const nlohmann::json& p : phases_json()) {
+    card.data.push_back({"phase " + std::to_string(p["phase"].get<int>()),
+                         std::to_string(p["seq_len"].get<int>()) + " tokens, steps " +
+                             std::to_string(p["first_step"].get<int64_t>()) + "-" +
+                             std::to_string(p["last_step"].get<int64_t>()) + ", global batch " +
+                             std::to_string(p["global_batch"].get<int64_t>()) + ", " +
+                             engine::card_count(double(p["train_sequences"].get<uint64_t>())) + " sequences"});
+  }
+  const Seen seen = this->seen();
   card.training = {
       {"steps", engine::card_count(double(step_)) + " of " + engine::card_count(double(o_.max_steps))},
-      {"global batch", std::to_string(global_batch_) + " sequences (" + std::to_string(o_.per_device_batch_size) +
-                           " per device × " + std::to_string(o_.grad_accum) + " accumulation × " +
+      {"global batch", std::to_string(global_batch_) + " sequences (" + std::to_string(per_device_batch(phase_)) +
+                           " per device × " + std::to_string(grad_accum(phase_)) + " accumulation × " +
                            std::to_string(world_) + " ranks)"},
-      {"sequences / tokens seen", engine::card_count(seen) + " / " + engine::card_count(seen * double(m.seq_len))},
-      {"epochs", std::to_string(m.train.sequences ? seen / double(m.train.sequences) : 0.0)},
+      {"sequences / tokens seen", engine::card_count(seen.sequences) + " / " + engine::card_count(seen.tokens)},
+      {"epochs", std::to_string(m.train.sequences ? seen.sequences / double(m.train.sequences) : 0.0)},
       {"optimizer", std::string(o_.optim == "lamb" ? "LAMB" : "AdamW") + ", peak lr " +
                         std::to_string(o_.learning_rate) + ", " + o_.lr_scheduler + " schedule, " +
                         std::to_string(o_.warmup_steps) + " warmup steps, weight decay " +
@@ -757,6 +932,10 @@ std::string format_log_line(const nlohmann::json& r, int64_t max_steps) {
   }
   if (r.value("skipped_steps", int64_t(0)) > 0)
     line += " | " + std::to_string(r["skipped_steps"].get<int64_t>()) + " skipped";
+  if (r.contains("phase")) {
+    line += " | phase " + std::to_string(r["phase"].get<int>()) + ", " + std::to_string(r["seq_len"].get<int>()) +
+            " tokens";
+  }
   return line;
 }
 

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "common/error.h"
+#include "data/phase_schedule.h"
 #include "engine/precision.h"
 #include "engine/run_log.h"
 
@@ -115,6 +116,7 @@ void PretrainOptions::validate() const {
   need(price_per_hour >= 0 && price_per_hour < 1e9, flag_of("price_per_hour"), "must be a finite number >= 0");
   need(peak_tflops >= 0 && peak_tflops < 1e9, flag_of("peak_tflops"), "must be a finite number >= 0");
   engine::validate_report_to(report_to);
+  data::parse_phase_schedule(phase_schedule, max_steps);  // BadInput naming --phase-schedule
   if (!init_from.empty() && !resume.empty() && resume != "auto") {
     throw BadInput("--init-from and --resume both given",
                    "--resume continues a run (weights included); --init-from starts a new one");

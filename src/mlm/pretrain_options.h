@@ -15,6 +15,7 @@ namespace bertpt::mlm {
 struct PretrainOptions {
   // ---- what to train on, where to write
   std::string data;                   // DATA: a directory written by `bertpt prepare`
+  std::string phase_schedule;         // LEN:SHARE[:BATCH[:ACCUM]],... over DATA/seq-LEN (data/phase_schedule.h)
   std::string output_dir;             // RUN: checkpoints, metrics.jsonl, run_config.json
   std::string model = "bert-base";    // preset name, config.json path or checkpoint dir (vocab_size from DATA)
   std::string init_from;              // HF checkpoint dir (safetensors) to start from
@@ -78,6 +79,9 @@ struct PretrainOptions {
 template <class Options, class F>
 void visit_pretrain_options(Options& o, F&& f) {
   f("data", o.data, "Prepared dataset directory (from bertpt prepare)");
+  f("phase_schedule", o.phase_schedule,
+    "Train in phases of different lengths over DATA/seq-LEN (prepare --seq-len 128,512): "
+    "LEN:SHARE[:PER_DEVICE_BATCH[:GRAD_ACCUM]],... e.g. 128:0.9,512:0.1 (NVIDIA's BERT recipe)");
   f("output_dir", o.output_dir, "Run directory: checkpoints, metrics.jsonl, run_config.json");
   f("model", o.model,
     "Model: a preset (bert-tiny ... bert-large), a config.json, or a checkpoint dir; vocab_size comes from the "

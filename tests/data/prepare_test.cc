@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "../tokenizer/peer.h"
@@ -10,6 +11,7 @@
 #include "common/hash.h"
 #include "common/sha256.h"
 #include "data/dataset.h"
+#include "data/phase_schedule.h"
 #include "data/shard.h"
 #include "data_test_util.h"
 #include "io/manifest.h"
@@ -176,6 +178,69 @@ TEST_F(PrepareTest, ResumeAfterABrokenInputContinuesExactly) {
   EXPECT_EQ(shard_bytes(o.out), shard_bytes(clean.out));
   auto m1 = io::read_manifest(o.out), m2 = io::read_manifest(clean.out);
   EXPECT_EQ(m1.raw["splits"], m2.raw["splits"]);
+}
+
+// Every file under `root` (recursively), by its path relative to `root`, with its bytes.
+std::map<std::string, std::string> files_of(const std::string& root) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.is_regular_file() && e.path().filename() != ".bertpt.lock") {
+      files[fs::relative(e.path(), root).string()] = slurp(e.path().string());
+    }
+  }
+  return files;
+}
+
+TEST_F(PrepareTest, SeveralLengthsInOnePassAreOnePrepareEach) {
+  auto both = options("both");
+  both.shard_rows = 0;  // resolved per length: about 64 MiB of each
+  const auto results = prepare_lengths(both, {64, 32});
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].manifest.seq_len, 64u);
+  EXPECT_EQ(results[1].manifest.seq_len, 32u);
+  for (uint32_t len : {32u, 64u}) {
+    auto one = options("one-" + std::to_string(len));
+    one.shard_rows = 0;
+    one.seq_len = len;
+    prepare_dataset(one);
+    const auto expected = files_of(one.out), got = files_of(length_dir(both.out, len));
+    EXPECT_GT(expected.size(), 5u);  // manifest, shards, tokenizer files
+    EXPECT_EQ(got, expected) << "seq-" << len;
+  }
+  EXPECT_EQ(lengths_in(both.out), (std::vector<uint32_t>{32, 64}));
+  // A one-length prepare into the folder of several refuses it without --overwrite.
+  EXPECT_NE(testing::error_of([&] { prepare_dataset(both); }).find("already holds a prepared dataset"),
+            std::string::npos);
+  EXPECT_NE(testing::error_of([&] { prepare_lengths(both, {32, 32}); }).find("twice"), std::string::npos);
+}
+
+TEST_F(PrepareTest, SeveralLengthsResumeAfterABrokenInputContinueExactly) {
+  std::string text;
+  for (int copy = 0; copy < 40; ++copy) text += slurp(corpus);
+  const std::string gz = compress(text, "gzip");
+  write_file(dir.file("c.gz"), gz);
+  auto clean = options("clean");
+  clean.corpus.inputs = {dir.file("c.gz")};
+  prepare_lengths(clean, {32, 128});
+
+  // Cut short: each length checkpoints at its own shard boundaries, so they stop at different documents.
+  write_file(dir.file("c.gz"), gz.substr(0, gz.size() * 2 / 3));
+  auto o = options("resumed");
+  o.corpus.inputs = {dir.file("c.gz")};
+  EXPECT_THROW(prepare_lengths(o, {32, 128}), BadInput);
+  ASSERT_TRUE(fs::exists(o.out + "/seq-32/progress.json"));
+  ASSERT_TRUE(fs::exists(o.out + "/seq-128/progress.json"));
+  EXPECT_TRUE(lengths_in(o.out).empty());  // nothing looks complete
+
+  write_file(dir.file("c.gz"), gz);
+  o.resume = true;
+  const auto results = prepare_lengths(o, {32, 128});
+  EXPECT_GT(results[0].resumed_from_documents, 0u);
+  EXPECT_GT(results[1].resumed_from_documents, 0u);
+  EXPECT_NE(results[0].resumed_from_documents, results[1].resumed_from_documents);
+  for (uint32_t len : {32u, 128u}) {
+    EXPECT_EQ(files_of(length_dir(o.out, len)), files_of(length_dir(clean.out, len))) << "seq-" << len;
+  }
 }
 
 TEST_F(PrepareTest, RefusesToOverwriteWithoutPermission) {

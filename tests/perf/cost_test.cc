@@ -141,5 +141,34 @@ TEST(CostCli, BenchFileAndErrors) {
   EXPECT_EQ(run_bertpt("cost --hours 3 --instance dl1.24xlarge").exit_code, 1);
 }
 
+// A two-phase job (NVIDIA's recipe: 90% of the steps at 128 tokens with a larger batch): each phase at
+// the throughput measured at its length, hours and dollars summed.
+TEST(CostCli, PhaseScheduleCostsEachPhaseAtItsOwnThroughput) {
+  TempDir d;
+  write_file(d.file("b128.json"), R"({"seq_per_sec": 1000.0, "seq_len": 128})");
+  write_file(d.file("b512.json"), R"({"seq_per_sec": 200.0, "seq_len": 512})");
+  const std::string benches = " --bench " + shell_quote(d.file("b128.json")) + " --bench " +
+                              shell_quote(d.file("b512.json"));
+  auto r = run_bertpt("cost --json --steps 1000 --global-batch 256 --phase-schedule 128:0.9:512,512:0.1" + benches +
+                      " --price-per-hour 10");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  const double hours = (900.0 * 512 / 1000 + 100.0 * 256 / 200) / 3600;
+  EXPECT_NEAR(j["rows"][0]["hours"].get<double>(), hours, 1e-9);
+  EXPECT_NEAR(j["rows"][0]["dollars"].get<double>(), hours * 10, 1e-9);
+  ASSERT_EQ(j["phases"].size(), 2u);
+  EXPECT_EQ(j["phases"][0]["global_batch"], 512);
+  EXPECT_EQ(j["phases"][1]["steps"], 100);
+  auto table = run_bertpt("cost --steps 1000 --phase-schedule 128:0.9,512:0.1" + benches + " --instance dl1.24xlarge");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("phase 2: 100 steps x 256 sequences x 512 tokens"), std::string::npos) << table.out;
+  auto missing = run_bertpt("cost --steps 1000 --phase-schedule 128:0.5,256:0.5" + benches + " --price-per-hour 1");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("no --bench file was measured at 256 tokens"), std::string::npos) << missing.err;
+  auto own = run_bertpt("cost --steps 1000 --phase-schedule 128:0.9,512:0.1" + benches +
+                        " --instance dl1.24xlarge=5/s");
+  EXPECT_EQ(own.exit_code, 1);
+}
+
 }  // namespace
 }  // namespace bertpt::perf
