@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Wikipedia dump to prose: `bertpt corpus merge --format mediawiki` against WikiExtractor 3.1.0
 # (PyPI, in .venv: `python -m wikiextractor.WikiExtractor --json`), side by side in one run: same
-# dump, same machine, same number of workers (WikiExtractor's --processes P; bertpt's --threads P
-# when `corpus merge` has that option, else bertpt runs single-threaded and the section says so).
+# dump, same machine, same number of workers (WikiExtractor's --processes P; bertpt's --read-threads P
+# when its `corpus merge` converts pages on several threads, else one thread and the section says so).
 # Writes its section of docs/corpora.md itself (between the markers
 # <!-- wikiextractor-bench:start --> and <!-- wikiextractor-bench:end -->, appended at the end when
 # absent; the rest of the file is left as it is): date, machine, load average, versions, the dump,
@@ -19,7 +19,7 @@
 #
 # Usage: bench/wikiextractor.sh [--copies K] [--threads P] [--out DIR] [--doc FILE]
 #   --copies K: copies of enwiki-10k.xml's pages in the dump (default 40: 7,840 pages, ~26 MB)
-#   --threads P: WikiExtractor's --processes and bertpt's --threads (default: nproc)
+#   --threads P: WikiExtractor's --processes and bertpt's --read-threads (default: nproc)
 #   --out DIR: the dump, the outputs, logs/ and results/ (default runs/wikiextractor)
 #   --doc FILE: where the Markdown section goes (default docs/corpora.md)
 # Environment: BERTPT_BIN (default build/bertpt), PYTHON (default .venv/bin/python, with
@@ -78,11 +78,13 @@ BIN=$OUT/bin/bertpt
 "$BIN" --version > /dev/null || die "the copy of $BIN_SHOWN does not run (was it being rebuilt? try again)"
 "$BIN" corpus merge --help 2>&1 | grep -q mediawiki || die "$BIN_SHOWN's corpus merge cannot read MediaWiki dumps"
 BERTPT_THREADS=()
-if "$BIN" corpus merge --help 2>&1 | grep -q -- '--threads'; then
-  BERTPT_THREADS=(--threads "$THREADS")
-  BERTPT_WORKERS="--threads $THREADS"
+# --read-threads: the threads that turn the dump's wikitext into text (text/wiki_pages.h); one thread at a
+# time parses the XML, a compressed dump is decompressed on a thread of its own.
+if "$BIN" corpus merge --help 2>&1 | grep -A1 -- '--read-threads' | grep -q MediaWiki; then
+  BERTPT_THREADS=(--read-threads "$THREADS")
+  BERTPT_WORKERS="--read-threads $THREADS (wikitext conversion; the XML parsed by one thread at a time)"
 else
-  BERTPT_WORKERS="1 thread (its corpus merge has no --threads option)"
+  BERTPT_WORKERS="1 thread (its corpus merge converts a dump's pages on one thread)"
 fi
 REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$ROOT" diff --quiet HEAD -- src CMakeLists.txt 2>/dev/null || REV+=" with uncommitted changes to src/"

@@ -31,7 +31,9 @@ void add_corpus_flags(CLI::App* cmd, CorpusFlags& f) {
   cmd->add_flag("--skip-bad-files", f.skip_bad_files,
                 "A file that cannot be read to its end (truncated, corrupt, not the format): warn, keep the "
                 "documents read from it before the damage, count it, and go on with the next file");
-  cmd->add_option("--read-threads", f.read_threads, "Parquet/Arrow: row groups decoded at once")
+  cmd->add_option(
+         "--read-threads", f.read_threads,
+         "Threads that decode Parquet/Arrow row groups, or turn a MediaWiki dump's wikitext into text, at once")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
 }

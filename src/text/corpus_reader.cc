@@ -6,11 +6,10 @@
 #include "text/input_paths.h"
 #include "text/json_field.h"
 #include "text/line_reader.h"
-#include "text/mediawiki_xml.h"
 #include "text/prefetch_source.h"
 #include "text/table_reader.h"
 #include "text/utf8.h"
-#include "text/wikitext.h"
+#include "text/wiki_pages.h"
 
 namespace bertpt::text {
 
@@ -101,9 +100,9 @@ struct CorpusReader::Impl {
 
   size_t source = 0, file = 0;  // the next file to open is files[source][file]
   std::unique_ptr<LineReader> reader;
-  std::unique_ptr<MediaWikiReader> wiki;  // over `reader`, when the file is a MediaWiki dump
-  std::unique_ptr<TableReader> table;     // instead of `reader`, when the file is Parquet or Arrow
-  uint64_t file_size = 0;                 // on-disk bytes of the open file
+  std::unique_ptr<WikiPageStream> wiki;  // over `reader`, when the file is a MediaWiki dump
+  std::unique_ptr<TableReader> table;    // instead of `reader`, when the file is Parquet or Arrow
+  uint64_t file_size = 0;                // on-disk bytes of the open file
   std::string path;
   Format format = Format::Text;
   uint64_t accounted_bytes = 0;  // of the open file, already added to stats
@@ -118,7 +117,8 @@ struct CorpusReader::Impl {
   bool file_open() const { return reader || table; }
 
   void account_bytes() {
-    uint64_t now = table ? table->text_bytes() : reader->bytes_read();
+    // While a dump's pages are parsed on worker threads, its reader is theirs: their counters come with the pages.
+    uint64_t now = table ? table->text_bytes() : wiki ? wiki->bytes_read() : reader->bytes_read();
     st().bytes += now - accounted_bytes;
     accounted_bytes = now;
   }
@@ -153,7 +153,9 @@ struct CorpusReader::Impl {
     format = options.format != Format::Auto ? options.format
              : table_format                 ? (*table_format == TableFormat::Parquet ? Format::Parquet : Format::Arrow)
                                             : sniff_format(head);
-    if (format == Format::MediaWiki) wiki = std::make_unique<MediaWikiReader>(*reader, path);
+    if (format == Format::MediaWiki) {
+      wiki = std::make_unique<WikiPageStream>(*reader, path, options.namespaces, options.read_threads);
+    }
     if (options.format == Format::Auto && !table_format && compression == Compression::None &&
         (ends_with(path, ".parquet") || ends_with(path, ".arrow"))) {
       // Read as text it would give garbage documents: most likely a cut-off or failed download.
@@ -322,20 +324,18 @@ struct CorpusReader::Impl {
 
   // One document per page of the kept namespaces, redirects skipped; all counted.
   bool read_mediawiki(Document& d) {
-    WikiPage page;
+    ProsePage page;
     while (wiki->next(page)) {
       ++st().pages;
-      bool kept = false;
-      for (int64_t ns : options.namespaces) kept = kept || ns == page.ns;
-      if (!kept) {
+      if (!page.kept) {
         ++st().pages_other_namespace;
         continue;
       }
-      if (page.redirect || is_redirect_wikitext(page.text)) {
+      if (page.redirect) {
         ++st().pages_redirect;
         continue;
       }
-      doc = wikitext_to_text(page.text);
+      doc = std::move(page.text);
       if (emit(clean(doc, scratch), page.line, d)) return true;
     }
     return false;
@@ -435,6 +435,7 @@ SourceStats CorpusReader::total() const {
 uint64_t CorpusReader::disk_bytes_read() const {
   const Impl& m = *impl_;
   if (m.table) return m.disk_done + uint64_t(m.table->fraction_read() * double(m.file_size));
+  if (m.wiki) return m.disk_done + m.wiki->disk_bytes_read();
   return m.disk_done + (m.reader ? m.reader->source().disk_bytes_read() : 0);
 }
 

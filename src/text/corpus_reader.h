@@ -35,7 +35,7 @@ struct CorpusOptions {
   size_t max_line_bytes = 1 << 20;  // longer lines are cut at a character boundary (counted); <= kMaxLineBytesLimit
   bool skip_bad_lines = false;      // JSONL: skip (and count) malformed lines instead of failing
   std::vector<int64_t> namespaces = {0};  // MediaWiki dumps: the namespaces kept (0: articles)
-  size_t read_threads = 2;                // Parquet/Arrow: row groups decoded at once
+  size_t read_threads = 2;                // Parquet/Arrow row groups decoded, MediaWiki pages converted, at once
   bool skip_bad_files = false;  // a file that cannot be read to its end: warn, count, go on (its documents so far stay)
 };
 

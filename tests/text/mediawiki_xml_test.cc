@@ -101,5 +101,41 @@ TEST(MediaWikiDump, TruncatedMalformedAndNonDumpXmlNameTheFileAndOffset) {
   }
 }
 
+// Pages are converted on --read-threads workers (text/wiki_pages.h): the documents, their order and
+// every count are those of one thread, over many batches of pages; a dump cut short still gives the
+// pages before the cut, then the error.
+TEST(MediaWikiDump, ThreadCountChangesNothingAndPagesBeforeDamageArrive) {
+  TempDir d;
+  std::string pages;
+  for (int i = 0; i < 700; ++i) {
+    const std::string n = std::to_string(i);
+    pages += page("P" + n, i % 7 == 3 ? 4 : 0, i % 11 == 5 ? "#REDIRECT [[P1]]" : "Page '''" + n + "''' [[x|y]] z.");
+  }
+  write_file(d.file("big.xml.gz"), compress(dump(pages), "gzip"));
+  SourceStats one, many;
+  CorpusOptions o = opts(d.file("big.xml.gz"));
+  o.read_threads = 1;
+  const auto a = read_all(o, &one);
+  o.read_threads = 3;
+  const auto b = read_all(o, &many);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.size(), 700u - 100u - 64u + 9u);  // 100 in namespace 4, 64 redirects, 9 of them both
+  EXPECT_EQ(a[1], "Page 1 y z.");
+  EXPECT_EQ(one.pages, 700u);
+  EXPECT_EQ(many.pages, one.pages);
+  EXPECT_EQ(many.pages_redirect, one.pages_redirect);
+  EXPECT_EQ(many.pages_other_namespace, one.pages_other_namespace);
+  EXPECT_EQ(many.bytes, one.bytes);
+
+  const std::string xml = dump(pages);
+  write_file(d.file("cut.xml"), xml.substr(0, xml.size() * 2 / 3));
+  o = opts(d.file("cut.xml"));
+  o.read_threads = 3;
+  o.skip_bad_files = true;
+  const auto kept = read_all(o);
+  EXPECT_GT(kept.size(), 300u);
+  EXPECT_EQ(std::vector<std::string>(a.begin(), a.begin() + long(kept.size())), kept);
+}
+
 }  // namespace
 }  // namespace bertpt::text
