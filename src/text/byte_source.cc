@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "text/multistream_bzip2.h"
 
 namespace bertpt::text {
 
@@ -309,7 +310,7 @@ class Bzip2Source final : public DecoderBase {
 
 }  // namespace
 
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, size_t threads) {
   auto file = std::make_unique<RawFile>(path);
   std::vector<unsigned char> head(8);
   size_t got = 0;
@@ -323,7 +324,11 @@ std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
     case Compression::Gzip: return std::make_unique<GzipSource>(std::move(file), std::move(head));
     case Compression::Zstd: return std::make_unique<ZstdSource>(std::move(file), std::move(head));
     case Compression::Xz: return std::make_unique<XzSource>(std::move(file), std::move(head));
-    case Compression::Bzip2: return std::make_unique<Bzip2Source>(std::move(file), std::move(head));
+    case Compression::Bzip2:
+      if (threads > 1) {
+        if (auto multistream = open_multistream_bzip2(path, threads)) return multistream;
+      }
+      return std::make_unique<Bzip2Source>(std::move(file), std::move(head));
     case Compression::None: break;
   }
   return std::make_unique<PlainSource>(std::move(file), std::move(head), Compression::None);

@@ -28,6 +28,7 @@ class ByteSource {
 };
 
 // Opens `path` and picks the decoder from its magic bytes. Throws BadInput when it cannot be opened.
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
+// `threads` > 1: a multistream bzip2 file is decompressed on that many threads (text/multistream_bzip2.h).
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, size_t threads = 1);
 
 }  // namespace bertpt::text

@@ -143,7 +143,7 @@ struct CorpusReader::Impl {
 
   // Opens `path`: a table (Parquet, Arrow) through TableReader, anything else as a byte stream.
   void open_file() {
-    auto bytes = open_byte_source(path);
+    auto bytes = open_byte_source(path, options.read_threads);
     Compression compression = bytes->compression();
     // Decompression gets its own thread; plain files are read faster than a thread hand-off.
     if (compression != Compression::None) bytes = prefetch(std::move(bytes));
