@@ -8,15 +8,8 @@
 set -euo pipefail
 bin=$1
 src=$2
-py=${BERTPT_PEER_PYTHON:-$src/.venv/bin/python}
-if ! "$py" -c 'import torch, transformers' 2>/dev/null; then
-  if [[ ${CI:-} == true ]]; then
-    echo "the Python peer (transformers in $py) is missing: run scripts/setup-test-peers" >&2
-    exit 1
-  fi
-  echo "skipped: no transformers in $py (scripts/setup-test-peers installs it)" >&2
-  exit 77
-fi
+source "$src/tests/peer/lib.bash"
+require_python torch transformers
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

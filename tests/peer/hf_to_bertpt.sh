@@ -11,17 +11,9 @@
 set -euo pipefail
 bin=$1
 src=$2
-py=${BERTPT_PEER_PYTHON:-$src/.venv/bin/python}
+source "$src/tests/peer/lib.bash"
 data=${BERTPT_SHARED_DATA:-$src/../shared/data}
 
-missing() {
-  if [[ ${CI:-} == true ]]; then
-    echo "$1: run scripts/setup-test-peers / provide the corpora" >&2
-    exit 1
-  fi
-  echo "skipped: $1" >&2
-  exit 77
-}
 
 if ! "$py" -c 'import torch, transformers, sentence_transformers, safetensors, numpy' 2>/dev/null; then
   missing "no transformers / sentence-transformers in $py (requirements/hf-peer.txt)"

@@ -5,15 +5,8 @@
 set -euo pipefail
 bin=$1
 src=$2
-py=${BERTPT_PEER_PYTHON:-$src/.venv/bin/python}
-if ! "$py" -c 'import transformers, torch' 2>/dev/null; then
-  if [[ ${CI:-} == true ]]; then
-    echo "the Python peer (transformers in $py) is missing: run scripts/setup-test-peers" >&2
-    exit 1
-  fi
-  echo "skipped: no transformers in $py (scripts/setup-test-peers installs it)" >&2
-  exit 77
-fi
+source "$src/tests/peer/lib.bash"
+require_python transformers torch
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat "$src"/README.md "$src"/docs/*.md >"$work/corpus.txt"

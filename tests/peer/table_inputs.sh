@@ -7,13 +7,6 @@
 set -euo pipefail
 bin=$1
 src=$2
-py=${BERTPT_PEER_PYTHON:-$src/.venv/bin/python}
-if ! "$py" -c 'import pyarrow, datasets' 2>/dev/null; then
-  if [[ ${CI:-} == true ]]; then
-    echo "the Python peer (pyarrow, datasets in $py) is missing: run scripts/setup-test-peers" >&2
-    exit 1
-  fi
-  echo "skipped: no pyarrow/datasets in $py (scripts/setup-test-peers installs them)" >&2
-  exit 77
-fi
+source "$src/tests/peer/lib.bash"
+require_python pyarrow datasets
 exec env HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 "$py" "$src/tests/peer/table_inputs.py" "$bin"

@@ -7,13 +7,6 @@
 set -euo pipefail
 writer=$1
 src=$2
-py=${BERTPT_PEER_PYTHON:-$src/.venv/bin/python}
-if ! "$py" -c 'import tensorboard, numpy' 2>/dev/null; then
-  if [[ ${CI:-} == true ]]; then
-    echo "the Python peer (tensorboard in $py) is missing: run scripts/setup-test-peers" >&2
-    exit 1
-  fi
-  echo "skipped: no tensorboard in $py (scripts/setup-test-peers installs it)" >&2
-  exit 77
-fi
+source "$src/tests/peer/lib.bash"
+require_python tensorboard numpy
 exec "$py" "$src/tests/peer/tensorboard_reader.py" selftest "$writer"

@@ -7,15 +7,8 @@
 set -euo pipefail
 bin=$1
 src=$2
-py=${BERTPT_PEER_PYTHON:-$src/.venv/bin/python}
-if ! "$py" -c 'import tensorboard, numpy' 2>/dev/null; then
-  if [[ ${CI:-} == true ]]; then
-    echo "the Python peer (tensorboard in $py) is missing: run scripts/setup-test-peers" >&2
-    exit 1
-  fi
-  echo "skipped: no tensorboard in $py (scripts/setup-test-peers installs it)" >&2
-  exit 77
-fi
+source "$src/tests/peer/lib.bash"
+require_python tensorboard numpy
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat "$src"/README.md "$src"/docs/*.md >"$work/corpus.txt"

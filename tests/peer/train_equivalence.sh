@@ -12,18 +12,10 @@
 set -euo pipefail
 bin=$1
 src=$2
-py=${BERTPT_PEER_PYTHON:-$src/.venv/bin/python}
+source "$src/tests/peer/lib.bash"
 data=${BERTPT_SHARED_DATA:-$src/../shared/data}
 threads=${BERTPT_TEST_THREADS:-1}
 
-missing() {
-  if [[ ${CI:-} == true ]]; then
-    echo "$1: run scripts/setup-test-peers / provide the corpora" >&2
-    exit 1
-  fi
-  echo "skipped: $1" >&2
-  exit 77
-}
 
 if ! "$py" -c 'import torch, transformers, accelerate, safetensors, numpy' 2>/dev/null; then
   missing "no transformers / accelerate / safetensors / numpy in $py (requirements/hf-peer.txt)"

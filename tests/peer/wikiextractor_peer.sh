@@ -6,16 +6,8 @@
 set -euo pipefail
 bin=$1
 src=$2
-py=${BERTPT_PEER_PYTHON:-$src/.venv/bin/python}
+source "$src/tests/peer/lib.bash"
 data=${BERTPT_SHARED_DATA:-$src/../shared/data}/mediawiki_xml_dumps
-missing() {
-  if [[ ${CI:-} == true ]]; then
-    echo "$1" >&2
-    exit 1
-  fi
-  echo "skipped: $1" >&2
-  exit 77
-}
 "$py" -c 'import wikiextractor' 2>/dev/null || missing "no wikiextractor in $py (scripts/setup-test-peers installs it)"
 [[ -d $data ]] || missing "no $data (the shared corpora)"
 exec "$py" "$src/tests/peer/wikiextractor_peer.py" "$bin" "$data/enwiki-10k.xml" "$data/enwiki-articles-partial.xml" \
