@@ -101,4 +101,30 @@ class OrderedLoader {
   std::vector<std::thread> workers_;
 };
 
+// The sequential step inside OrderedLoader loads whose input is a stream (a dump's XML, a compressed
+// file): take(i, f) waits until the loads of every lower index have taken their turn, runs f, and
+// hands the turn to index i + 1 — also when f throws, so no later load waits forever. Each index
+// takes its turn once; the rest of a load runs outside the turn, in parallel with the others.
+class InOrderTurns {
+ public:
+  template <typename F>
+  decltype(auto) take(size_t index, F&& f) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return next_ == index; });
+    struct Pass {  // destroyed before `lock`: the turn moves on while the mutex is still held
+      InOrderTurns& t;
+      ~Pass() {
+        ++t.next_;
+        t.cv_.notify_all();
+      }
+    } pass{*this};
+    return f();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  size_t next_ = 0;
+};
+
 }  // namespace bertpt

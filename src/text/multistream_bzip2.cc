@@ -5,11 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -75,12 +73,8 @@ class MultistreamBzip2Source final : public ByteSource {
   std::optional<Unit> load(size_t index) {
     std::string compressed;
     uint64_t offset = 0;
-    {
-      std::unique_lock<std::mutex> lock(turn_mu_);
-      turn_cv_.wait(lock, [&] { return cut_ == index; });
-      ++cut_;  // the next unit's turn, also when this one fails (its worker must not wait forever)
-      turn_cv_.notify_all();
-      if (failed_) return std::nullopt;
+    turns_.take(index, [&] {
+      if (failed_) return;
       offset = offset_;
       try {
         compressed = cut_next();
@@ -89,7 +83,7 @@ class MultistreamBzip2Source final : public ByteSource {
         throw;
       }
       offset_ += compressed.size();
-    }
+    });
     if (compressed.empty()) return std::nullopt;
     Unit unit;
     try {
@@ -169,9 +163,7 @@ class MultistreamBzip2Source final : public ByteSource {
 
   const std::string path_;
   std::FILE* const file_;
-  std::mutex turn_mu_;
-  std::condition_variable turn_cv_;
-  size_t cut_ = 0;       // units cut so far
+  InOrderTurns turns_;   // units are cut from the file in index order
   uint64_t offset_ = 0;  // compressed offset of pending_[0]
   std::string pending_;  // compressed bytes read but not yet cut
   bool eof_ = false;

@@ -1,8 +1,6 @@
 #include "text/wiki_pages.h"
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 
 #include "common/ordered_loader.h"
@@ -37,15 +35,12 @@ struct WikiPageStream::Impl {
   // Batch `index`: parsed when its turn comes (batches are parsed in index order), then converted.
   std::optional<PageBatch> load(size_t index) {
     PageBatch batch;
-    {
-      std::unique_lock<std::mutex> lock(turn_mu);
-      turn_cv.wait(lock, [&] { return parsed == index; });
-      const bool ended = parse_ended;
-      if (!ended) parse(batch);
-      ++parsed;
-      turn_cv.notify_all();
-      if (ended) return std::nullopt;
-    }
+    const bool parsed = turns.take(index, [&] {
+      if (parse_ended) return false;
+      parse(batch);
+      return true;
+    });
+    if (!parsed) return std::nullopt;
     for (ProsePage& p : batch.pages) {
       if (p.kept && !p.redirect) p.text = wikitext_to_text(p.text);
     }
@@ -79,10 +74,8 @@ struct WikiPageStream::Impl {
   LineReader& source;
   MediaWikiReader wiki;
   const std::vector<int64_t> namespaces;
-  std::mutex turn_mu;
-  std::condition_variable turn_cv;
-  size_t parsed = 0;         // batches parsed (or found past the end) so far
-  bool parse_ended = false;  // the dump ended or failed
+  InOrderTurns turns;        // batches are parsed in index order
+  bool parse_ended = false;  // the dump ended or failed (read in the turns)
   std::optional<PageBatch> current;
   size_t next_page = 0;
   OrderedLoader<PageBatch> loader;  // last: its workers use the members above

@@ -7,6 +7,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace bertpt {
 namespace {
@@ -78,6 +80,27 @@ TEST(OrderedLoader, DestroyedEarlyStopsItsWorkers) {
   EXPECT_EQ(loader->next(), 0);
   loader.reset();
   SUCCEED();
+}
+
+// Turns are taken in index order whatever order the workers arrive in, and a turn that throws still
+// passes on: the loads after it are not left waiting.
+TEST(InOrderTurns, InIndexOrderAndPassedOnAfterAThrow) {
+  InOrderTurns turns;
+  std::vector<size_t> order;
+  std::vector<std::thread> threads;
+  for (size_t i : {4u, 2u, 0u, 3u, 1u}) {
+    threads.emplace_back([&, i] {
+      try {
+        turns.take(i, [&] {
+          order.push_back(i);
+          if (i == 2) throw std::runtime_error("turn 2");
+        });
+      } catch (const std::runtime_error&) {
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 4}));
 }
 
 }  // namespace
