@@ -172,8 +172,8 @@ perf::CostRow job_cost(const CostFlags& o, const std::vector<PhaseJob>& phases, 
 }
 
 // One row per hardware setup: the custom one (--price-per-hour) first, then each --instance.
-std::vector<perf::CostRow> cost_rows(const CostFlags& o, const std::optional<perf::Throughput>& measured) {
-  const std::vector<PhaseJob> phases = phase_jobs(o);
+std::vector<perf::CostRow> cost_rows(const CostFlags& o, const std::vector<PhaseJob>& phases,
+                                     const std::optional<perf::Throughput>& measured) {
   std::vector<perf::CostRow> rows;
   if (o.price_per_hour > 0) {
     perf::InstancePrice custom{"custom", o.price_per_hour, o.devices, "", "--price-per-hour", ""};
@@ -282,8 +282,8 @@ void print_cost_table(const perf::Job& job, const std::vector<PhaseJob>& phases,
 }
 
 void run_cost(const CostFlags& o) {
-  const std::vector<perf::CostRow> rows = cost_rows(o, measured_throughput(o));
   const std::vector<PhaseJob> phases = phase_jobs(o);
+  const std::vector<perf::CostRow> rows = cost_rows(o, phases, measured_throughput(o));
   if (o.common.json) {
     print_json(cost_json(o.job, phases, rows));
   } else {
