@@ -21,23 +21,14 @@ def records(run):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def measured_flops(recs):
-    """Model FLOPs the run spent: each log record's FLOP/s x seconds per step x the steps it covers."""
+def window_total(recs, per_sec):
+    """What the run spent of a per-second quantity (model FLOPs, tokens): each log record's rate x seconds
+    per step x the steps it covers."""
     total, last = 0.0, 0
     for r in recs:
         if "loss" not in r:
             continue
-        total += r["model_flops_per_sec"] * r["step_time_sec"] * (r["step"] - last)
-        last = r["step"]
-    return total
-
-
-def tokens_seen(recs):
-    total, last = 0.0, 0
-    for r in recs:
-        if "loss" not in r:
-            continue
-        total += r["tokens_per_sec"] * r["step_time_sec"] * (r["step"] - last)
+        total += r[per_sec] * r["step_time_sec"] * (r["step"] - last)
         last = r["step"]
     return total
 
@@ -57,8 +48,8 @@ def arm_row(out, arm, seeds):
         "batch": ", ".join(sorted({str(r.get("global_batch", config["per_device_batch_size"] * config["grad_accum"]))
                                    for r in train})),
         "optim": config["optim"],
-        "tokens": tokens_seen(train),
-        "flops": measured_flops(train),
+        "tokens": window_total(train, "tokens_per_sec"),
+        "flops": window_total(train, "model_flops_per_sec"),
         "wall": wall,
         "train_loss": train[-1]["loss"],
         "eval_loss": ev["eval_loss"],
@@ -146,10 +137,10 @@ def main():
         L.append(f"- {r['arm']}: held-out MLM loss {r['eval_loss']:.3f}, {better} than the baseline's "
                  f"{base['eval_loss']:.3f}, from {r['tokens'] / base['tokens']:.2f}× its tokens in "
                  f"{r['steps'] / base['steps']:.2f}× its steps.")
+    vocab = load(os.path.join(o.out, "data", "seq-512", "manifest.json"))["vocab_size"]
     L.append(f"\nHow to read it: at this size and budget the MLM columns say what pre-training bought. AG News "
              f"accuracy after so little pre-training is mostly fine-tuning: a model still near the uniform loss "
-             f"(ln {load(os.path.join(o.out, 'data', 'seq-512', 'manifest.json'))['vocab_size']} = "
-             f"{math.log(load(os.path.join(o.out, 'data', 'seq-512', 'manifest.json'))['vocab_size']):.2f}) can "
+             f"(ln {vocab} = {math.log(vocab):.2f}) can "
              "fine-tune as well as one that has learned token frequencies. LAMB's advantage is large batches on "
              "many devices (fewer, larger steps); at a few dozen steps on one CPU it has not caught up.\n")
     L.append("## The guide's 1M-step job, per recipe, on its hardware\n")
