@@ -133,8 +133,9 @@ std::shared_ptr<const data::Dataset> open_train_split(const std::string& dir, bo
   if (!fs::is_directory(dir, ec)) {
     throw BadInput("--data " + dir + " does not exist", "create a dataset with bertpt prepare --out DIR");
   }
-  const std::vector<uint32_t> lengths = data::lengths_in(dir);
-  if (!fs::exists(fs::path(dir) / "manifest.json", ec) && !lengths.empty()) {
+  const std::vector<uint32_t> lengths = fs::exists(fs::path(dir) / "manifest.json", ec) ? std::vector<uint32_t>{}
+                                                                                        : data::lengths_in(dir);
+  if (!lengths.empty()) {
     std::string names;
     for (uint32_t len : lengths) names += (names.empty() ? "" : ", ") + data::length_dir_name(len);
     throw BadInput("--data " + dir + " holds datasets of several lengths (" + names + ")",
