@@ -36,13 +36,12 @@ ClassifierBatch make_classifier_batch(const std::vector<classify::EncodedExample
   return batch;
 }
 
-at::Tensor classify(model::BertForSequenceClassificationImpl& model,
+at::Tensor classify(model::SequenceClassifier& model,
                     const std::vector<classify::EncodedExample>& encoded, const std::vector<size_t>& indices,
                     const ClassifyOptions& o) {
   const at::Device device(o.device);
   const int64_t n = int64_t(indices.size());
-  const int64_t classes = model.classifier.weight.size(0);
-  at::Tensor out = at::empty({n, classes}, at::kFloat);
+  at::Tensor out = at::empty({n, model.num_labels()}, at::kFloat);
   // Longest first: similar lengths share a batch, and a too-large batch fails at once.
   std::vector<size_t> order(indices.size());
   std::iota(order.begin(), order.end(), size_t(0));

@@ -1,5 +1,5 @@
 // Shared by `bertpt finetune` and `bertpt predict`: encoded classification examples -> padded
-// batches -> a BertForSequenceClassification's logits.
+// batches -> a sequence classifier's logits (BERT or ModernBERT).
 //
 // A batch is padded to its longest example (dynamic padding, like transformers'
 // DataCollatorWithPadding), so short texts cost little: input_ids with the pad id, token_type_ids
@@ -13,7 +13,7 @@
 #include <ATen/core/Tensor.h>
 
 #include "classify/encode.h"
-#include "model/bert.h"
+#include "model/masked_lm.h"
 
 namespace bertpt::classify {
 
@@ -37,7 +37,7 @@ struct ClassifyOptions {
 // Logits of `encoded[indices[i]]` as a [indices.size(), num_labels] fp32 CPU tensor, in eval mode
 // without gradients (the model's train/eval mode is restored). Examples are sorted by length
 // inside the call so that each batch pads little; rows come back in the order of `indices`.
-at::Tensor classify(model::BertForSequenceClassificationImpl& model,
+at::Tensor classify(model::SequenceClassifier& model,
                     const std::vector<classify::EncodedExample>& encoded, const std::vector<size_t>& indices,
                     const ClassifyOptions& options);
 

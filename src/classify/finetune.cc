@@ -32,7 +32,7 @@
 #include "engine/run_checkpoint.h"
 #include "engine/run_log.h"
 #include "engine/step_runner.h"
-#include "model/bert.h"
+#include "model/architecture.h"
 #include "model/checkpoint.h"
 #include "model/torch_compat.h"
 #include "tokenizer/hf_files.h"
@@ -145,7 +145,7 @@ struct SplitEval {
 };
 
 // Sharded evaluation: rank r classifies examples r, r + world, ...; the confusion matrices are summed.
-SplitEval evaluate_split(model::BertForSequenceClassificationImpl& model, const Split& split,
+SplitEval evaluate_split(model::SequenceClassifier& model, const Split& split,
                          const classify::LabelMap& labels, int64_t majority, const ClassifyOptions& co,
                          engine::Collectives& coll) {
   std::vector<size_t> mine;
@@ -244,16 +244,15 @@ std::string data_summary(const LabelledData& d, int64_t max_seq_len) {
 
 // A checkpoint's encoder with a new head, or a random initialisation from a preset; checked against
 // the tokenizer and --max-seq-len.
-model::BertForSequenceClassification make_classifier(const FinetuneOptions& o, const tokenizer::Tokenizer& tok,
-                                                     const std::string& tok_dir, int64_t num_labels,
-                                                     model::BertConfig& config, const Message& message) {
+std::shared_ptr<model::SequenceClassifier> make_classifier(const FinetuneOptions& o, const tokenizer::Tokenizer& tok,
+                                                           const std::string& tok_dir, int64_t num_labels,
+                                                           model::BertConfig& config, const Message& message) {
   at::manual_seed(o.seed);
   std::error_code ec;
-  std::unique_ptr<model::BertForSequenceClassification> holder;
+  std::shared_ptr<model::SequenceClassifier> classifier;
   if (fs::is_directory(o.model, ec)) {
     model::LoadReport report;
-    holder = std::make_unique<model::BertForSequenceClassification>(
-        model::load_sequence_classifier(o.model, num_labels, &config, &report));
+    classifier = model::load_sequence_classifier(o.model, num_labels, &config, &report);
     if (!report.missing.empty()) {
       message("initialised a new classification head (" + std::to_string(report.missing.size()) +
               " tensors not in the checkpoint, e.g. " + report.missing.front() + ")");
@@ -261,7 +260,7 @@ model::BertForSequenceClassification make_classifier(const FinetuneOptions& o, c
   } else {
     config = model::resolve_model_config(o.model);
     config.vocab_size = int64_t(tok.vocab_size());
-    holder = std::make_unique<model::BertForSequenceClassification>(config, num_labels);
+    classifier = model::make_sequence_classifier(config, num_labels);
     message("random initialisation from " + o.model + " (no pre-training)");
   }
   if (config.vocab_size != int64_t(tok.vocab_size())) {
@@ -273,7 +272,7 @@ model::BertForSequenceClassification make_classifier(const FinetuneOptions& o, c
     throw BadInput("--max-seq-len " + std::to_string(o.max_seq_len) + " exceeds the model's max_position_embeddings " +
                    std::to_string(config.max_position_embeddings));
   }
-  return *holder;
+  return classifier;
 }
 
 // One fine-tuning run: the task's side of the engine (examples, the classification loss, evaluation
@@ -319,7 +318,7 @@ class Finetuning {
   const tokenizer::Tokenizer tok_;
   const LabelledData data_;
   model::BertConfig config_;
-  model::BertForSequenceClassification model_{nullptr};
+  std::shared_ptr<model::SequenceClassifier> model_;
   std::unique_ptr<engine::AdamW> optimizer_;
   std::unique_ptr<engine::StepRunner> runner_;
   ClassifyOptions classify_options_;
@@ -374,7 +373,7 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
 void Finetuning::build_model() {
   model_ = make_classifier(o_, tok_, tok_dir_, int64_t(data_.labels.size()), config_,
                            [this](const std::string& m) { message(m); });
-  config_.architectures = {"BertForSequenceClassification"};
+  config_.architectures = {config_.sequence_classifier_class()};
   config_.extra["id2label"] = data_.labels.id2label_json().dump();
   config_.extra["label2id"] = data_.labels.label2id_json().dump();
   config_.extra["problem_type"] = "\"single_label_classification\"";
@@ -498,13 +497,12 @@ nlohmann::json Finetuning::trainer_state(double epoch_loss) const {
 std::string Finetuning::model_card(const nlohmann::json& report) const {
   engine::ModelCard card;
   card.title = "Text classifier fine-tuned with bertpt from " + o_.model;
-  card.summary = "A BertForSequenceClassification model fine-tuned by bertpt (" + std::string(BERTPT_VERSION) +
+  card.summary = "A " + config_.sequence_classifier_class() + " model fine-tuned by bertpt (" + std::string(BERTPT_VERSION) +
                  ") from " + o_.model + " on " + o_.train + ". Labels: " + data_.labels.id2label_json().dump() +
                  ". It loads with `AutoModelForSequenceClassification.from_pretrained(PATH)`.";
   card.pipeline_tag = "text-classification";
-  card.tags = {"bert", "text-classification", "bertpt"};
+  card.tags = {config_.model_type, "text-classification", "bertpt"};
   card.config = config_;
-  card.config.architectures = {"BertForSequenceClassification"};
   card.parameters = model::count_parameters(*model_);
   card.data = {{"training examples", engine::card_count(double(n_)) + " (" + o_.train + ")"},
                {"labels", std::to_string(data_.labels.size())},

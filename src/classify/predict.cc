@@ -16,7 +16,7 @@
 #include "common/error.h"
 #include "engine/device.h"
 #include "engine/precision.h"
-#include "model/bert.h"
+#include "model/masked_lm.h"
 #include "model/checkpoint.h"
 #include "tokenizer/hf_files.h"
 
@@ -98,8 +98,7 @@ PredictSummary run_predict(const PredictOptions& o) {
   const std::string device = engine::setup_runtime(o.threads, o.device);
   const LabelMap labels = classifier_labels(o.model);
   model::BertConfig config;
-  model::BertForSequenceClassification model = model::load_sequence_classifier(o.model, int64_t(labels.size()),
-                                                                               &config);
+  auto model = model::load_sequence_classifier(o.model, int64_t(labels.size()), &config);
   const tokenizer::Tokenizer tok = classifier_tokenizer(o, config);
   const int64_t max_len = o.max_seq_len > 0 ? o.max_seq_len : config.max_position_embeddings;
   if (max_len > config.max_position_embeddings) {

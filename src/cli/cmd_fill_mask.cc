@@ -1,5 +1,6 @@
 // `bertpt fill-mask`: top-k predictions for each [MASK] of a text (src/mlm/fill_mask.h).
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -8,6 +9,7 @@
 #include "common/error.h"
 
 #include "engine/device.h"
+#include "io/npy.h"
 #include "mlm/fill_mask.h"
 
 namespace bertpt::cli {
@@ -15,7 +17,7 @@ namespace bertpt::cli {
 void add_fill_mask_command(CLI::App& app) {
   struct Opts {
     CommonFlags common;
-    std::string model, tokenizer, device = "cpu";
+    std::string model, tokenizer, device = "cpu", save_logits;
     int top_k = 5, threads = 0;
   };
   auto o = std::make_shared<Opts>();
@@ -30,6 +32,9 @@ void add_fill_mask_command(CLI::App& app) {
   cmd->add_option("--tokenizer", o->tokenizer, "Tokenizer directory, when it is not in the model directory");
   cmd->add_option("--top-k", o->top_k, "Predictions per [MASK]")->capture_default_str();
   cmd->add_option("--device", o->device, "cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--save-logits", o->save_logits,
+                  "Also write each text's logits at every position, [tokens, vocab] fp32, to DIR/logits-<i>.npy "
+                  "(i from 0, in the order of the texts)");
   cmd->add_option("--threads", o->threads, "CPU threads (0: all cores)")->capture_default_str();
   add_common_flags(cmd, o->common);
   cmd->callback([o, cmd] {
@@ -41,9 +46,16 @@ void add_fill_mask_command(CLI::App& app) {
       throw BadInput("fill-mask: no text given", "bertpt fill-mask --model DIR \"The capital of France is [MASK].\"");
     if (o->top_k <= 0) throw BadInput("--top-k must be > 0");
     mlm::FillMasker masker(o->model, o->tokenizer, engine::setup_runtime(o->threads, o->device));
+    if (!o->save_logits.empty()) std::filesystem::create_directories(o->save_logits);
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& text : texts) {
+    for (size_t i = 0; i < texts.size(); ++i) {
+      const std::string& text = texts[i];
       mlm::FillMaskResult r = masker.run(text, o->top_k);
+      if (!o->save_logits.empty()) {
+        const int64_t rows = int64_t(r.logits.size()) / r.vocab_size;
+        io::write_npy_float32(o->save_logits + "/logits-" + std::to_string(i) + ".npy", {rows, r.vocab_size},
+                              r.logits.data());
+      }
       nlohmann::json masks = nlohmann::json::array();
       if (!o->common.json) std::printf("%s\n", text.c_str());
       for (size_t m = 0; m < r.predictions.size(); ++m) {

@@ -10,7 +10,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
-#include "model/bert.h"
+#include "model/architecture.h"
 #include "model/checkpoint.h"
 #include "tokenizer/hf_files.h"
 
@@ -98,7 +98,7 @@ EmbedSettings resolve_settings(const EmbedOptions& o, int64_t hidden_size, int64
 }
 
 struct Embedder::Impl {
-  model::BertModel encoder{nullptr};
+  model::Encoder encoder;
   std::unique_ptr<tokenizer::Tokenizer> tok;
   EmbedSettings settings;
   int64_t batch_size = 32;
@@ -123,11 +123,11 @@ Embedder::Embedder(const EmbedOptions& o) : impl_(std::make_unique<Impl>()) {
     throw BadInput(tdir + ": the tokenizer has " + std::to_string(impl_->tok->vocab_size()) +
                    " tokens but the model's vocab_size is " + std::to_string(config.vocab_size));
   }
-  // The encoder alone; a BertFor* checkpoint's heads (cls.*, classifier.*, bert.pooler.*) are not used.
-  impl_->encoder = model::BertModel(config, /*add_pooling_layer=*/false);
-  model::load_safetensors(*impl_->encoder, weights);
-  impl_->encoder->to(impl_->device);
-  impl_->encoder->eval();
+  // The encoder alone; a task model's heads (cls.*, classifier.*, bert.pooler.*, head.*) are not used.
+  impl_->encoder = model::make_encoder(config);
+  model::load_safetensors(*impl_->encoder.module, weights);
+  impl_->encoder.module->to(impl_->device);
+  impl_->encoder.module->eval();
   impl_->settings = resolve_settings(o, config.hidden_size, config.max_position_embeddings);
 }
 
@@ -156,7 +156,7 @@ at::Tensor Embedder::Impl::embed_batch(const std::vector<std::vector<uint32_t>>&
     for (size_t j = 0; j < ids[size_t(i)].size(); ++j) in[i][int64_t(j)] = ids[size_t(i)][j], ma[i][int64_t(j)] = 1;
   }
   input = input.to(device), mask = mask.to(device);
-  const at::Tensor hidden = encoder->forward(input, mask).to(at::kFloat);  // [b, t, H]
+  const at::Tensor hidden = encoder.forward(input, mask).to(at::kFloat);  // [b, t, H]
   at::Tensor pooled;
   if (settings.pooling == Pooling::Cls) {
     pooled = hidden.select(1, 0);

@@ -48,7 +48,11 @@ void adamw_cpu_range(float* __restrict p, const float* __restrict g, float* __re
 }  // namespace
 
 bool is_no_decay_parameter(const std::string& name) {
-  return name.find("bias") != std::string::npos || name.find("LayerNorm.") != std::string::npos;
+  if (name.find("bias") != std::string::npos || name.find("LayerNorm.") != std::string::npos) return true;
+  // ModernBERT's norms ("model.final_norm.weight", "model.layers.1.attn_norm.weight", "head.norm.weight"):
+  // what the Trainer's patterns (?:^|\.)norm(?:$|\.) and _norm(?:$|\.) catch.
+  return name.rfind("norm.", 0) == 0 || name.find(".norm.") != std::string::npos ||
+         name.find("_norm.") != std::string::npos;
 }
 
 AdamW::AdamW(std::vector<std::pair<std::string, at::Tensor>> named_parameters, AdamWOptions options)

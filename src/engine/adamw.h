@@ -39,7 +39,7 @@ struct AdamWOptions {
 };
 
 // Hugging Face's rule: no decay for any parameter whose name contains "bias" or that belongs to a
-// LayerNorm ("LayerNorm." in the HF name).
+// LayerNorm ("LayerNorm." in BERT's names; "norm." / "_norm." in ModernBERT's).
 bool is_no_decay_parameter(const std::string& name);
 
 class AdamW {

@@ -15,7 +15,7 @@
 #include "engine/device.h"
 #include "engine/failures.h"
 #include "engine/precision.h"
-#include "model/bert.h"
+#include "model/architecture.h"
 #include "model/bert_config.h"
 #include "model/cpu_runtime.h"
 #include "model/torch_compat.h"
@@ -135,7 +135,7 @@ RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& co
                               const at::Device& device, bool bf16, int64_t batch, int64_t seq_len,
                               engine::Collectives& coll) {
   at::manual_seed(o.seed);
-  model::BertForMaskedLM model(config);
+  auto model = model::make_masked_lm(config);
   model->to(device);
   model->train();
   const std::vector<at::Tensor> params = model->parameters();  // in the order of named_parameter_list
@@ -217,6 +217,10 @@ BenchResult run_bench(const BenchOptions& o) {
   result.flop_formula =
       "6 * N_matmul * tokens + 12 * layers * hidden * seq_len * tokens, MLM head (H*H + V*H) counted only at the "
       "masked positions (sparse head)";
+  if (config.is_modernbert()) {
+    result.flop_formula += "; ModernBERT: GeGLU N_matmul, sliding-window layers count about local_attention + 1 keys "
+                           "per query instead of seq_len";
+  }
   const perf::BertFlops flops(config);
   for (int64_t seq_len : o.seq_lens) {
     check_seq_len(seq_len, config, ds.get());

@@ -13,13 +13,13 @@
 #include "data/sampler.h"
 #include "engine/collectives.h"
 #include "mlm/batch_loader.h"
-#include "model/bert.h"
+#include "model/masked_lm.h"
 #include "model/checkpoint.h"
 #include "model/torch_compat.h"
 
 namespace bertpt::mlm {
 
-EvalResult evaluate_mlm(model::BertForMaskedLMImpl& model, const data::Dataset& dataset, const EvalOptions& o,
+EvalResult evaluate_mlm(model::MaskedLanguageModel& model, const data::Dataset& dataset, const EvalOptions& o,
                         engine::Collectives* collectives) {
   auto t0 = std::chrono::steady_clock::now();
   engine::SingleProcess single;
@@ -83,7 +83,7 @@ EvalResult evaluate_checkpoint(const std::string& model_dir, const std::string& 
     throw BadInput(data_dir + ": the " + split + " split is empty",
                    split == "valid" ? "prepare with --valid-fraction > 0, or pass --split train" : "");
   }
-  model::BertForMaskedLM model = model::load_pretrained(model_dir, at::Device(options.device));
+  auto model = model::load_pretrained(model_dir, at::Device(options.device));
   return evaluate_mlm(*model, dataset, options);
 }
 

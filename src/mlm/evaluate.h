@@ -8,7 +8,7 @@
 #include <string>
 
 namespace bertpt::model {
-class BertForMaskedLMImpl;
+class MaskedLanguageModel;
 }
 namespace bertpt::data {
 class Dataset;
@@ -43,7 +43,7 @@ struct EvalResult {
 // Evaluates `model` (on options.device) on `dataset`. Batches are dealt round-robin over the ranks
 // of `collectives` (nullptr: one process) and the sums combined, so the result is the same as one
 // process's. Leaves the model in eval mode.
-EvalResult evaluate_mlm(model::BertForMaskedLMImpl& model, const data::Dataset& dataset, const EvalOptions& options,
+EvalResult evaluate_mlm(model::MaskedLanguageModel& model, const data::Dataset& dataset, const EvalOptions& options,
                         engine::Collectives* collectives = nullptr);
 
 // `bertpt eval`: loads CHECKPOINT_DIR (HF layout, safetensors) and DATA/split. BadInput when the

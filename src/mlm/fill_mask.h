@@ -1,6 +1,6 @@
 // `bertpt fill-mask`: the top-k tokens for each [MASK] of a text, with their probabilities, as
 // transformers' pipeline("fill-mask") reports them. Works on any Hugging Face BERT MaskedLM
-// checkpoint in safetensors whose tokenizer files are in the same (or a given) directory.
+// (or ModernBERT ModernBertForMaskedLM) checkpoint in safetensors whose tokenizer files are in the same (or a given) directory.
 // No LibTorch in this header.
 #pragma once
 
@@ -23,6 +23,8 @@ struct FillMaskResult {
   std::string text;
   std::vector<int64_t> mask_positions;                       // token positions of the [MASK]s
   std::vector<std::vector<FillMaskPrediction>> predictions;  // per [MASK], best first
+  std::vector<float> logits;  // [T, V] row-major: every position's logits (transformers' model(...).logits[0])
+  int64_t vocab_size = 0;     // V
 };
 
 class FillMasker {

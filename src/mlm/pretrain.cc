@@ -36,7 +36,7 @@
 #include "engine/step_runner.h"
 #include "mlm/batch_loader.h"
 #include "mlm/evaluate.h"
-#include "model/bert.h"
+#include "model/architecture.h"
 #include "model/checkpoint.h"
 #include "model/torch_compat.h"
 #include "perf/cost.h"
@@ -264,7 +264,7 @@ ModelSource resolve_model_source(const PretrainOptions& o, const Start& start, c
                    "prepare with a shorter --seq-len, or use a model config with more positions");
   }
   src.config.torch_dtype = "float32";
-  src.config.architectures = {"BertForMaskedLM"};
+  src.config.architectures = {src.config.masked_lm_class()};
   return src;
 }
 
@@ -332,7 +332,7 @@ class Pretraining {
   size_t phase_ = 0;                                              // the phase dataset_ belongs to
   std::shared_ptr<const data::Dataset> dataset_, valid_;          // the current phase's
   model::BertConfig config_;
-  model::BertForMaskedLM model_{nullptr};
+  std::shared_ptr<model::MaskedLanguageModel> model_;
   std::string attention_kernel_;
   std::vector<at::Tensor> params_;
   std::unique_ptr<engine::AdamW> optimizer_;
@@ -499,7 +499,7 @@ void Pretraining::build_model(const ModelSource& source) {
   config_ = source.config;
   const bool resuming = !resume_dir_.empty();
   at::manual_seed(o_.seed);  // the initial weights are a function of --seed
-  model_ = model::BertForMaskedLM(config_, /*init_weights=*/!resuming);
+  model_ = model::make_masked_lm(config_, /*init_weights=*/!resuming);
   if (!source.weights.empty()) {
     model::LoadReport report = model::load_safetensors(*model_, source.weights, /*allow_missing=*/!resuming);
     if (!report.missing.empty()) {
@@ -508,7 +508,7 @@ void Pretraining::build_model(const ModelSource& source) {
     }
   }
   const model::AttentionKernel attention = parse_attention(o_.attention);
-  model_->bert->set_attention_kernel(attention);
+  model_->set_attention_kernel(attention);
   attention_kernel_ = model::attention_kernel_name(attention, device_.type());
   model_->to(device_);
   model_->train();
@@ -817,13 +817,13 @@ nlohmann::json Pretraining::trainer_state() const {
 std::string Pretraining::model_card() const {
   engine::ModelCard card;
   card.title = o_.model + " pre-trained with bertpt (masked language modelling)";
-  card.summary = "A BERT masked language model trained from scratch by bertpt (" + std::string(BERTPT_VERSION) +
+  card.summary = std::string(config_.is_modernbert() ? "A ModernBERT" : "A BERT") + " masked language model trained from scratch by bertpt (" + std::string(BERTPT_VERSION) +
                  ") on the dataset below, in the recipe of the Hugging Face guide \"Pre-training BERT with Hugging "
                  "Face Transformers\". It loads with `AutoModelForMaskedLM.from_pretrained(PATH)`.";
   card.pipeline_tag = "fill-mask";
-  card.tags = {"bert", "fill-mask", "bertpt"};
+  card.tags = {config_.model_type, "fill-mask", "bertpt"};
   card.config = model_->config();
-  card.config.architectures = {"BertForMaskedLM"};
+  card.config.architectures = {config_.masked_lm_class()};
   card.parameters = model::count_parameters(*model_);
   const io::Manifest& m = dataset_->manifest();
   std::string sources;
@@ -888,7 +888,7 @@ void Pretraining::save() {
   runner_->settle(step_);  // the checkpoint records the skipped-step counters and the optimizer's step count
   if (main_) {
     model::BertConfig config = model_->config();
-    config.architectures = {"BertForMaskedLM"};
+    config.architectures = {config.masked_lm_class()};
     last_saved_ = engine::save_checkpoint(o_.output_dir, step_, *model_, config, *optimizer_, trainer_state(),
                                           dataset_->tokenizer_dir(), model_card());
     engine::prune_checkpoints(o_.output_dir, o_.save_total_limit, last_saved_);

@@ -8,6 +8,7 @@
 #include <ATen/core/grad_mode.h>
 
 #include "common/error.h"
+#include "model/module_tree.h"
 #include "model/ops.h"
 #include "model/torch_compat.h"
 
@@ -16,12 +17,6 @@ namespace bertpt::model {
 namespace {
 
 using torch::nn::Module;
-
-// A child module that only groups parameters, so their names nest like HF's
-// ("attention" -> "self" -> "query" -> "weight").
-std::shared_ptr<Module> group(Module& parent, const std::string& name) {
-  return parent.register_module(name, std::make_shared<Module>());
-}
 
 // Registers "<name>.weight" [out, in] and "<name>.bias" [out] under `parent`. Values are set by
 // init_bert_weights (or a checkpoint).
@@ -45,28 +40,13 @@ LayerNormParams add_layer_norm(Module& parent, const std::string& name, int64_t 
 // gradients; see ops.h for why not at::linear).
 at::Tensor linear(const at::Tensor& x, const LinearParams& p) { return ops::linear(x, p.weight, p.bias); }
 
-// LayerNorm over the last dimension, in the dtype of its (fp32 master) weights. In the encoder the
-// input is already fp32 (the residual stream: fp32 + bf16 promotes to fp32); in the MLM head it is
-// a bf16 GEMM output under autocast, which 1.13's CPU LayerNorm cannot mix with fp32 weights.
 at::Tensor apply_layer_norm(const at::Tensor& x, const LayerNormParams& p, double eps) {
-  return at::layer_norm(x.to(p.weight.scalar_type()), {x.size(-1)}, p.weight, p.bias, eps, /*cudnn_enable=*/true);
+  return ops::layer_norm(x, p.weight, p.bias, eps);
 }
 
-at::Tensor activation(const at::Tensor& x, const std::string& act) {
-  if (act == "gelu") return at::gelu(x);  // exact erf form, as BERT's "gelu"
-  if (act == "gelu_new" || act == "gelu_pytorch_tanh") return at::gelu(x, "tanh");
-  if (act == "relu") return at::relu(x);
-  if (act == "silu" || act == "swish") return at::silu(x);
-  throw BadInput("unsupported hidden_act '" + act + "'", "use gelu, gelu_new, gelu_pytorch_tanh, relu or silu");
-}
+using ops::activation;
 
 at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) { return ops::dropout(x, p, training); }
-
-// The dtype softmax and the loss run in: fp32 for bf16/fp16 activations (autocast), else the
-// activations' own (so an fp64 model, used by the tests, stays fp64 end to end).
-at::ScalarType accumulate_type(const at::Tensor& t) {
-  return t.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -121,15 +101,6 @@ BertLayerImpl::BertLayerImpl(const BertConfig& config) : config_(config) {
   output_norm = add_layer_norm(*out, "LayerNorm", H);
 }
 
-AttentionKernel resolve_attention(AttentionKernel kernel, c10::DeviceType device_type) {
-  if (kernel != AttentionKernel::Auto) return kernel;
-  return torch_compat::has_fused_sdpa(device_type) ? AttentionKernel::Fused : AttentionKernel::Explicit;
-}
-
-std::string attention_kernel_name(AttentionKernel kernel, c10::DeviceType device_type) {
-  return resolve_attention(kernel, device_type) == AttentionKernel::Fused ? "fused" : "explicit";
-}
-
 at::Tensor BertLayerImpl::attention(const at::Tensor& x, const at::Tensor& additive_mask) {
   const int64_t B = x.size(0), T = x.size(1), H = config_.hidden_size;
   const int64_t nh = config_.num_attention_heads, hd = config_.head_dim();
@@ -144,21 +115,7 @@ at::Tensor BertLayerImpl::attention(const at::Tensor& x, const at::Tensor& addit
                        .permute({2, 0, 3, 1, 4});  // [3, B, nh, T, hd]
   at::Tensor q = qkv[0], k = qkv[1], v = qkv[2];   // [B, nh, T, hd] each (strided views)
 
-  at::Tensor ctx;  // [B, nh, T, hd]
-  if (resolve_attention(attention_kernel, x.device().type()) == AttentionKernel::Fused) {
-    ctx = torch_compat::scaled_dot_product_attention(q, k, v, additive_mask, p);
-  } else {
-    // Scaling q ([B, nh, T, hd]) instead of the scores ([B, nh, T, T]) is cheaper when T > hd, and
-    // the multiply doubles as the copy that makes q contiguous for the batched GEMM.
-    at::Tensor scores = at::matmul(q * (1.0 / std::sqrt(static_cast<double>(hd))),
-                                   k.transpose(-2, -1));           // [B, nh, T, T]
-    if (additive_mask.defined()) scores = scores + additive_mask;  // fp32 mask promotes bf16 scores
-    // Softmax in fp32 whatever the autocast state (1.13's CPU autocast would keep it in bf16).
-    at::Tensor probs = at::softmax(scores, -1, accumulate_type(scores));  // [B, nh, T, T]
-    // Dropout after the cast to v's dtype (bf16 under autocast): half the bytes to mask.
-    probs = maybe_dropout(probs.to(v.scalar_type()), p, p > 0.0);
-    ctx = at::matmul(probs, v);
-  }
+  at::Tensor ctx = attend(q, k, v, additive_mask, p, attention_kernel);  // [B, nh, T, hd]
   return ctx.transpose(1, 2).reshape({B, T, H});
 }
 
@@ -215,7 +172,7 @@ void BertModelImpl::set_attention_kernel(AttentionKernel kernel) {
 
 // ---- BertForMaskedLM
 
-BertForMaskedLMImpl::BertForMaskedLMImpl(const BertConfig& config, bool init_weights) : config_(config) {
+BertForMaskedLMImpl::BertForMaskedLMImpl(const BertConfig& config, bool init_weights) : MaskedLanguageModel(config) {
   bert = register_module("bert", BertModel(config, /*add_pooling_layer=*/false));
   auto predictions = group(*group(*this, "cls"), "predictions");
   auto t = group(*predictions, "transform");
@@ -240,52 +197,18 @@ at::Tensor BertForMaskedLMImpl::predict(const at::Tensor& hidden) {
   return ops::linear(t, decoder_weight.defined() ? decoder_weight : bert->embeddings->word_embeddings, decoder_bias);
 }
 
-MlmOutput BertForMaskedLMImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
-                                       const at::Tensor& token_type_ids, const at::Tensor& labels, MlmHead head,
-                                       const at::Tensor& masked_positions) {
-  if (!labels.defined() || labels.sizes() != input_ids.sizes()) {
-    throw BadInput("MLM labels must have the shape of input_ids");
-  }
-  const int64_t H = config_.hidden_size, V = config_.vocab_size;
-  at::Tensor hidden = bert->forward(input_ids, attention_mask, token_type_ids);  // [B, T, H]
-  at::Tensor flat_labels = labels.reshape({-1});                                 // [B·T]
-  MlmOutput out;
-  if (head == MlmHead::Sparse) {
-    // M sizes the gathered rows: from the caller's positions, or found here (a host sync).
-    at::Tensor idx = masked_positions.defined() ? masked_positions
-                                                : at::nonzero(flat_labels.ne(-100)).squeeze(1);  // [M]
-    at::Tensor rows = hidden.reshape({-1, H}).index_select(0, idx);                              // [M, H]
-    at::Tensor target = flat_labels.index_select(0, idx);                                        // [M]
-    at::Tensor logits = predict(rows);                                                           // [M, V]
-    // One fp32 copy serves the loss and the accuracy (argmax over fp32 is ~5x faster than over bf16
-    // on CPU, and upcasting keeps the order, so the argmax is the same).
-    at::Tensor logits32 = logits.to(accumulate_type(logits));
-    out.loss_sum = at::cross_entropy_loss(logits32, target, {}, at::Reduction::Sum);
-    out.num_masked = idx.size(0);
-    out.num_correct = logits32.detach().argmax(-1).eq(target).sum();
-  } else {
-    at::Tensor logits = predict(hidden);  // [B, T, V]
-    at::Tensor flat = logits.reshape({-1, V});
-    at::Tensor valid = flat_labels.ne(-100);
-    at::Tensor flat32 = flat.to(accumulate_type(flat));
-    out.loss_sum = at::cross_entropy_loss(flat32, flat_labels, {}, at::Reduction::Sum, -100);
-    out.num_masked = valid.sum().item<int64_t>();
-    out.num_correct = flat32.detach().argmax(-1).eq(flat_labels).logical_and(valid).sum();
-    out.logits = logits;
-  }
-  return out;
+at::Tensor BertForMaskedLMImpl::encode(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                                       const at::Tensor& token_type_ids) {
+  return bert->forward(input_ids, attention_mask, token_type_ids);
 }
 
-at::Tensor BertForMaskedLMImpl::logits(const at::Tensor& input_ids, const at::Tensor& attention_mask,
-                                       const at::Tensor& token_type_ids) {
-  return predict(bert->forward(input_ids, attention_mask, token_type_ids));
-}
+void BertForMaskedLMImpl::set_attention_kernel(AttentionKernel kernel) { bert->set_attention_kernel(kernel); }
 
 // ---- BertForSequenceClassification
 
 BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const BertConfig& config, int64_t num_labels,
                                                                      bool init_weights)
-    : config_(config) {
+    : SequenceClassifier(config, num_labels) {
   if (num_labels <= 0) throw BadInput("num_labels must be positive, got " + std::to_string(num_labels));
   bert = register_module("bert", BertModel(config, /*add_pooling_layer=*/true));
   classifier = add_linear(*this, "classifier", config.hidden_size, num_labels);
@@ -324,28 +247,6 @@ void init_bert_weights(torch::nn::Module& model, const BertConfig& config) {
       if (ends_with(name, "word_embeddings.weight") && config.pad_token_id >= 0) p[config.pad_token_id].zero_();
     }
   }
-}
-
-int64_t count_parameters(const torch::nn::Module& model) {
-  std::unordered_set<const void*> seen;
-  int64_t n = 0;
-  for (const auto& p : model.parameters()) {
-    if (seen.insert(p.unsafeGetTensorImpl()).second) n += p.numel();
-  }
-  return n;
-}
-
-std::vector<std::pair<std::string, at::Tensor>> named_parameter_list(const torch::nn::Module& model) {
-  std::vector<std::pair<std::string, at::Tensor>> named;
-  for (const auto& item : model.named_parameters(/*recurse=*/true)) named.emplace_back(item.key(), item.value());
-  return named;
-}
-
-at::Tensor additive_attention_mask(const at::Tensor& attention_mask) {
-  // -(2 - 2^-7) · 2^127: the lowest finite bf16, exactly representable in fp32.
-  constexpr double kLowest = -3.3895313892515355e38;
-  at::Tensor keep = attention_mask.to(at::kFloat);            // [B, T]
-  return ((1.0 - keep) * kLowest).unsqueeze(1).unsqueeze(2);  // [B, 1, 1, T]
 }
 
 }  // namespace bertpt::model

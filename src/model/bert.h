@@ -27,7 +27,9 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
+#include "model/attention.h"
 #include "model/bert_config.h"
+#include "model/masked_lm.h"
 
 namespace bertpt::model {
 
@@ -41,17 +43,6 @@ struct LayerNormParams {
   at::Tensor weight;  // [H], init 1
   at::Tensor bias;    // [H], init 0
 };
-
-// How self-attention is computed.
-//   Fused:    LibTorch's scaled-dot-product-attention operator (torch_compat).
-//   Explicit: matmul, additive mask, softmax in fp32, dropout, matmul.
-//   Auto:     Fused where it is the faster choice (CUDA), else Explicit (CPU; measured).
-enum class AttentionKernel { Auto, Fused, Explicit };
-
-// What `kernel` runs on `device_type`: Fused or Explicit (Auto resolved).
-AttentionKernel resolve_attention(AttentionKernel kernel, c10::DeviceType device_type);
-// The same as a name: "fused" (at::scaled_dot_product_attention) or "explicit".
-std::string attention_kernel_name(AttentionKernel kernel, c10::DeviceType device_type);
 
 // Word + position + token-type embeddings, LayerNorm, dropout.
 class BertEmbeddingsImpl : public torch::nn::Module {
@@ -128,41 +119,17 @@ class BertModelImpl : public torch::nn::Module {
 };
 TORCH_MODULE(BertModel);
 
-// What one MLM forward returns. The loss is a SUM, not a mean: the trainer divides by the number
-// of masked tokens of the whole global batch (all micro-batches, all ranks), so the gradient does
-// not depend on how the batch is split.
-struct MlmOutput {
-  at::Tensor loss_sum;     // [] fp32, differentiable: sum of cross-entropy over masked positions
-  int64_t num_masked = 0;  // M: positions with label != -100 (known on the host)
-  at::Tensor num_correct;  // [] int64 on the model's device: argmax == label at masked positions
-  at::Tensor logits;       // [B, T, V] when dense logits were requested, else undefined
-};
-
-// Which positions the prediction head runs on.
-//   Sparse: only the M masked positions (labels != -100) — the transform and the V-wide decoder
-//           GEMM cost M/(B·T) of the dense head (~15%).
-//   Dense:  every position, as transformers does; returns the [B, T, V] logits too.
-enum class MlmHead { Sparse, Dense };
-
-class BertForMaskedLMImpl : public torch::nn::Module {
+class BertForMaskedLMImpl : public MaskedLanguageModel {
  public:
   // `init_weights == false` leaves the parameters uninitialised (at::empty): for a model that is
   // about to be loaded from a checkpoint, where HF's init of ~100M values would be wasted time.
   explicit BertForMaskedLMImpl(const BertConfig& config, bool init_weights = true);
 
-  // labels: [B, T] int64, the original token id at masked positions and -100 elsewhere.
-  // masked_positions (Sparse head, optional): [M] int64 on the model's device, the flat indices
-  // (b·T + t) where labels != -100, ascending — given, the head needs no device-to-host sync to find
-  // them (the batch loader computes them on the host). Other inputs as BertModel::forward.
-  MlmOutput forward(const at::Tensor& input_ids, const at::Tensor& attention_mask, const at::Tensor& token_type_ids,
-                    const at::Tensor& labels, MlmHead head = MlmHead::Sparse, const at::Tensor& masked_positions = {});
-  // Dense logits for fill-mask and inspection: [B, T, V].
-  at::Tensor logits(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
-                    const at::Tensor& token_type_ids = {});
-  // The prediction head on selected hidden states: [N, H] -> [N, V].
-  at::Tensor predict(const at::Tensor& hidden);
-
-  const BertConfig& config() const { return config_; }
+  at::Tensor encode(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                    const at::Tensor& token_type_ids) override;
+  // transform (dense, act, LayerNorm), then the decoder.
+  at::Tensor predict(const at::Tensor& hidden) override;
+  void set_attention_kernel(AttentionKernel kernel) override;
 
   BertModel bert{nullptr};
   LinearParams transform;          // [H, H] ("cls.predictions.transform.dense")
@@ -170,27 +137,24 @@ class BertForMaskedLMImpl : public torch::nn::Module {
   at::Tensor decoder_bias;         // [V] ("cls.predictions.bias"; "cls.predictions.decoder.bias" when untied)
   at::Tensor decoder_weight;       // [V, H] ("cls.predictions.decoder.weight") when the config unties it;
                                    // undefined when tied to bert.embeddings.word_embeddings (the default)
-
- private:
-  BertConfig config_;
 };
 TORCH_MODULE(BertForMaskedLM);
 
 // BERT with a classifier on the pooled first token, as transformers' BertForSequenceClassification
 // ("bert.*" incl. "bert.pooler.dense", plus "classifier.{weight,bias}").
-class BertForSequenceClassificationImpl : public torch::nn::Module {
+class BertForSequenceClassificationImpl : public SequenceClassifier {
  public:
   BertForSequenceClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true);
   // -> [B, num_labels]
   at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
-                     const at::Tensor& token_type_ids = {});
+                     const at::Tensor& token_type_ids = {}) override;
+  // "classifier." and "bert.pooler." (a MaskedLM checkpoint has no pooler).
+  std::vector<std::string> head_prefixes() const override { return {"classifier.", "bert.pooler."}; }
 
   BertModel bert{nullptr};
   LinearParams classifier;  // [num_labels, H]
-  const BertConfig& config() const { return config_; }
 
  private:
-  BertConfig config_;
   double classifier_dropout_ = 0.1;
 };
 TORCH_MODULE(BertForSequenceClassification);
@@ -201,16 +165,5 @@ TORCH_MODULE(BertForSequenceClassification);
 // The constructors call it; call again to re-initialise.
 void init_bert_weights(torch::nn::Module& model, const BertConfig& config);
 
-// The number of parameters (each tensor once: the tied decoder is not counted twice).
-int64_t count_parameters(const torch::nn::Module& model);
-
-// (HF name, parameter) for every parameter, in registration order: what the optimizer and the
-// gradient all-reduce are built from.
-std::vector<std::pair<std::string, at::Tensor>> named_parameter_list(const torch::nn::Module& model);
-
-// [B, T] mask (1 = attend) -> [B, 1, 1, T] fp32 additive mask: 0 where attended, and the most
-// negative finite bf16 value where masked (finite in fp32 and bf16, so a fully masked row gives a
-// uniform softmax instead of NaN; far enough below any score to vanish after exp()).
-at::Tensor additive_attention_mask(const at::Tensor& attention_mask);
 
 }  // namespace bertpt::model

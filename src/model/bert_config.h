@@ -1,5 +1,8 @@
 // BertConfig: the fields of Hugging Face's config.json for BERT (docs/hf-compat.md, "config.json"), so
 // a checkpoint directory we write loads with transformers, and one transformers wrote loads here.
+// The same struct describes a ModernBERT (model_type "modernbert", transformers' ModernBertConfig):
+// the fields both share keep BERT's names here and take ModernBERT's in its JSON (hidden_act is
+// "hidden_activation", layer_norm_eps is "norm_eps"); its own fields are in `modern`.
 // This header and bert_config.cc do not use LibTorch.
 #pragma once
 
@@ -10,7 +13,32 @@
 
 namespace bertpt::model {
 
+// The fields of transformers' ModernBertConfig that BERT has no counterpart for (same names, same
+// defaults as transformers 5).
+struct ModernBertFields {
+  // Per layer "full_attention" or "sliding_attention"; JSON "layer_types", or derived from
+  // "global_attn_every_n_layers" (default 3: layer i is global iff i % 3 == 0) as transformers does.
+  std::vector<std::string> layer_types;
+  double global_rope_theta = 160000.0;  // rope_parameters.full_attention.rope_theta
+  double local_rope_theta = 10000.0;    // rope_parameters.sliding_attention.rope_theta
+  // The sliding window's total width: a sliding layer's query i attends to keys j with
+  // |i - j| <= local_attention / 2 (transformers' sliding_window).
+  int64_t local_attention = 128;
+  bool norm_bias = false, attention_bias = false, mlp_bias = false, decoder_bias = true, classifier_bias = false;
+  double embedding_dropout = 0.0, attention_dropout = 0.0, mlp_dropout = 0.0, classifier_dropout = 0.0;
+  std::string classifier_pooling = "cls";  // or "mean"
+  std::string classifier_activation = "gelu";
+  double initializer_cutoff_factor = 2.0;  // weights ~ N(0, std) truncated to ±factor·std
+
+  bool is_global_layer(int64_t i) const { return layer_types[size_t(i)] == "full_attention"; }
+  bool operator==(const ModernBertFields& o) const;
+};
+
 struct BertConfig {
+  // "bert" or "modernbert".
+  std::string model_type = "bert";
+  ModernBertFields modern;  // only for model_type "modernbert"
+
   int64_t vocab_size = 32000;
   int64_t hidden_size = 768;
   int64_t num_hidden_layers = 12;
@@ -40,10 +68,17 @@ struct BertConfig {
   std::map<std::string, std::string> extra;
 
   int64_t head_dim() const { return hidden_size / num_attention_heads; }
+  bool is_modernbert() const { return model_type == "modernbert"; }
+  // transformers' class names for this architecture's heads: "BertForMaskedLM" /
+  // "ModernBertForMaskedLM", "BertForSequenceClassification" / "ModernBertForSequenceClassification".
+  std::string masked_lm_class() const;
+  std::string sequence_classifier_class() const;
 
   // Throws BadInput naming `source` and the field when a value is out of range or unsupported
   // (e.g. hidden_size not divisible by num_attention_heads).
   void validate(const std::string& source = "config") const;
+  // Part of validate(): ModernBERT's own fields.
+  void validate_modern(const std::string& source) const;
   // Part of validate(): sizes beyond any BERT, or fp32 weights larger than this machine's memory.
   void check_bounds(const std::string& source) const;
 
@@ -60,8 +95,13 @@ struct BertConfig {
   bool operator!=(const BertConfig& o) const { return !(*this == o); }
 };
 
+// transformers' ModernBertConfig() defaults (answerdotai/ModernBERT-base's shape, its 50368-token
+// vocabulary), layer_types filled in.
+BertConfig modernbert_defaults();
+
 // The names of the shipped presets: bert-tiny, bert-mini, bert-small, bert-medium, bert-base,
-// bert-large.
+// bert-large, and modernbert-tiny, modernbert-mini, modernbert-small, modernbert-base (answerdotai's
+// ModernBERT-base shape), modernbert-large.
 std::vector<std::string> preset_names();
 
 // The directories searched for preset files, in order: $BERTPT_CONFIG_DIR, the source tree's

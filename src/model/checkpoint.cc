@@ -14,6 +14,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "io/safetensors.h"
+#include "model/architecture.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "safetensors data is little-endian; bertpt copies tensor memory as is");
@@ -28,6 +29,13 @@ constexpr const char* kWordEmbeddings = "bert.embeddings.word_embeddings.weight"
 constexpr const char* kDecoderWeight = "cls.predictions.decoder.weight";
 constexpr const char* kDecoderBias = "cls.predictions.decoder.bias";
 constexpr const char* kMlmBias = "cls.predictions.bias";
+// ModernBERT's (modernbert.h): the decoder is tied to the token embeddings.
+constexpr const char* kModernEmbeddings = "model.embeddings.tok_embeddings.weight";
+constexpr const char* kModernDecoderWeight = "decoder.weight";
+constexpr const char* kModernDecoderBias = "decoder.bias";
+// The encoder's prefix in a task model's keys: a bare encoder's file lacks it, and a bare encoder
+// loading a task model's file must add it.
+constexpr const char* kEncoderPrefixes[] = {"bert.", "model."};
 
 io::DType to_io_dtype(c10::ScalarType t) {
   switch (t) {
@@ -84,11 +92,15 @@ std::string shape_string(at::IntArrayRef shape) {
 // The file keys that may hold model parameter `name`, most specific first.
 std::vector<std::string> candidate_keys(const std::string& name) {
   std::vector<std::string> base = {name};
-  const std::string prefix = "bert.";
-  if (name.compare(0, prefix.size(), prefix) == 0) {
-    base.push_back(name.substr(prefix.size()));  // checkpoint of a bare BertModel
-  } else {
-    base.push_back(prefix + name);  // bare BertModel loading a BertFor* checkpoint
+  bool prefixed = false;
+  for (const std::string prefix : kEncoderPrefixes) {
+    if (name.compare(0, prefix.size(), prefix) == 0) {
+      base.push_back(name.substr(prefix.size()));  // checkpoint of a bare encoder
+      prefixed = true;
+    }
+  }
+  if (!prefixed) {
+    for (const std::string prefix : kEncoderPrefixes) base.push_back(prefix + name);  // a bare encoder
   }
   std::vector<std::string> keys = base;
   for (const auto& k : base) {
@@ -96,6 +108,7 @@ std::vector<std::string> candidate_keys(const std::string& name) {
     if (ends_with(k, "LayerNorm.bias")) keys.push_back(k.substr(0, k.size() - 4) + "beta");
   }
   if (name == kWordEmbeddings) keys.push_back(kDecoderWeight);
+  if (name == kModernEmbeddings) keys.push_back(kModernDecoderWeight);
   if (name == kMlmBias) keys.push_back(kDecoderBias);
   if (name == kDecoderBias) keys.push_back(kMlmBias);  // an untied model from a file with the one bias
   return keys;
@@ -103,12 +116,13 @@ std::vector<std::string> candidate_keys(const std::string& name) {
 
 // A tied model loading a file with both the word embeddings and a decoder weight: they must be the
 // same matrix, or the file is an untied model whose config.json does not say so.
-void check_decoder_is_tied(const io::SafetensorsFile& file, const std::string& path) {
-  const io::TensorView* e = file.find(kWordEmbeddings);
-  const io::TensorView* d = file.find(kDecoderWeight);
+void check_decoder_is_tied(const io::SafetensorsFile& file, const std::string& path, const char* embeddings,
+                           const char* decoder) {
+  const io::TensorView* e = file.find(embeddings);
+  const io::TensorView* d = file.find(decoder);
   if (!e || !d) return;
   if (e->dtype == d->dtype && e->nbytes == d->nbytes && std::memcmp(e->data, d->data, e->nbytes) == 0) return;
-  throw BadInput(path + ": '" + std::string(kDecoderWeight) + "' differs from '" + kWordEmbeddings +
+  throw BadInput(path + ": '" + std::string(decoder) + "' differs from '" + embeddings +
                      "': the MLM decoder is untied, but the config has tie_word_embeddings true",
                  "set \"tie_word_embeddings\": false in the checkpoint's config.json");
 }
@@ -189,7 +203,13 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
     if (used.count(t.name)) continue;
     if (ends_with(t.name, "embeddings.position_ids")) continue;  // an old buffer, not a weight
     if (t.name == kDecoderWeight && loaded(kWordEmbeddings)) {
-      if (loaded(kMlmBias)) check_decoder_is_tied(file, path);  // a tied MLM model (a classifier has no decoder)
+      if (loaded(kMlmBias)) {  // a tied MLM model (a classifier has no decoder)
+        check_decoder_is_tied(file, path, kWordEmbeddings, kDecoderWeight);
+      }
+      continue;
+    }
+    if (t.name == kModernDecoderWeight && loaded(kModernEmbeddings)) {
+      if (loaded(kModernDecoderBias)) check_decoder_is_tied(file, path, kModernEmbeddings, kModernDecoderWeight);
       continue;
     }
     if (t.name == kDecoderBias && loaded(kMlmBias)) continue;
@@ -201,7 +221,7 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
     for (size_t i = 0; i < report.missing.size() && i < 8; ++i) list += (i ? ", " : "") + report.missing[i];
     if (report.missing.size() > 8) list += ", ... (" + std::to_string(report.missing.size()) + " in all)";
     throw BadInput(path + ": missing tensors for the model: " + list,
-                   "is this a BERT checkpoint for the same architecture? Its config.json must match the weights");
+                   "is this a checkpoint of the same architecture? Its config.json must match the weights");
   }
   return report;
 }
@@ -213,10 +233,10 @@ void write_model_files(const std::string& dir, const torch::nn::Module& model, B
   save_safetensors(model, (fs::path(dir) / "model.safetensors").string(), dtype);
 }
 
-void write_model_files(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype) {
-  BertConfig config = model->config();
-  config.architectures = {"BertForMaskedLM"};
-  write_model_files(dir, *model, config, dtype);
+void write_model_files(const std::string& dir, const MaskedLanguageModel& model, c10::ScalarType dtype) {
+  BertConfig config = model.config();
+  config.architectures = {config.masked_lm_class()};
+  write_model_files(dir, model, config, dtype);
 }
 
 void copy_tokenizer_files(const std::string& tokenizer_dir, const std::string& dir) {
@@ -244,10 +264,10 @@ void save_pretrained(const std::string& dir, const torch::nn::Module& model, con
       },
       "check free disk space");
 }
-void save_pretrained(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype) {
-  BertConfig config = model->config();
-  config.architectures = {"BertForMaskedLM"};
-  save_pretrained(dir, *model, config, dtype);
+void save_pretrained(const std::string& dir, const MaskedLanguageModel& model, c10::ScalarType dtype) {
+  BertConfig config = model.config();
+  config.architectures = {config.masked_lm_class()};
+  save_pretrained(dir, model, config, dtype);
 }
 
 std::string checkpoint_weights_path(const std::string& dir) {
@@ -273,10 +293,11 @@ std::string checkpoint_weights_path(const std::string& dir) {
   return weights.string();
 }
 
-BertForMaskedLM load_pretrained(const std::string& dir, c10::Device device, LoadReport* report) {
+std::shared_ptr<MaskedLanguageModel> load_pretrained(const std::string& dir, c10::Device device,
+                                                     LoadReport* report) {
   const std::string weights = checkpoint_weights_path(dir);
   BertConfig config = BertConfig::load((fs::path(dir) / "config.json").string());
-  BertForMaskedLM model(config, /*init_weights=*/false);  // every parameter comes from the file
+  auto model = make_masked_lm(config, /*init_weights=*/false);  // every parameter comes from the file
   LoadReport r = load_safetensors(*model, weights);
   if (report) *report = std::move(r);
   model->to(device);
@@ -284,17 +305,19 @@ BertForMaskedLM load_pretrained(const std::string& dir, c10::Device device, Load
   return model;
 }
 
-BertForSequenceClassification load_sequence_classifier(const std::string& dir, int64_t num_labels,
-                                                       BertConfig* config_out, LoadReport* report) {
+std::shared_ptr<SequenceClassifier> load_sequence_classifier(const std::string& dir, int64_t num_labels,
+                                                             BertConfig* config_out, LoadReport* report) {
   const std::string weights = checkpoint_weights_path(dir);
   BertConfig config = BertConfig::load((fs::path(dir) / "config.json").string());
   // The head is initialised by the constructor; the file then overwrites what it has.
-  BertForSequenceClassification model(config, num_labels, /*init_weights=*/true);
+  auto model = make_sequence_classifier(config, num_labels, /*init_weights=*/true);
   LoadReport r = load_safetensors(*model, weights, /*allow_missing=*/true);
   for (const auto& name : r.missing) {
-    if (name.rfind("classifier.", 0) != 0 && name.rfind("bert.pooler.", 0) != 0) {
+    bool in_head = false;
+    for (const auto& prefix : model->head_prefixes()) in_head = in_head || name.rfind(prefix, 0) == 0;
+    if (!in_head) {
       throw BadInput(weights + ": missing tensor '" + name + "' of the encoder",
-                     "is this a BERT checkpoint? Its config.json must match the weights");
+                     "is this a checkpoint of the same architecture? Its config.json must match the weights");
     }
   }
   if (config_out) *config_out = config;

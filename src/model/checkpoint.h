@@ -9,8 +9,10 @@
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
 
-#include "model/bert.h"
+#include <memory>
+
 #include "model/bert_config.h"
+#include "model/masked_lm.h"
 
 namespace bertpt::model {
 
@@ -50,8 +52,8 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
 // model.safetensors. For a trainer that assembles a checkpoint in its own temporary directory.
 void write_model_files(const std::string& dir, const torch::nn::Module& model, BertConfig config,
                        c10::ScalarType dtype = c10::kFloat);
-// The same for a BertForMaskedLM (architectures ["BertForMaskedLM"]).
-void write_model_files(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype = c10::kFloat);
+// The same for a masked language model (architectures ["BertForMaskedLM"] or ["ModernBertForMaskedLM"]).
+void write_model_files(const std::string& dir, const MaskedLanguageModel& model, c10::ScalarType dtype = c10::kFloat);
 
 // Copies the Hugging Face tokenizer files (tokenizer.json, vocab.txt, tokenizer_config.json,
 // special_tokens_map.json, added_tokens.json — those present) of `tokenizer_dir` into `dir`, each
@@ -64,27 +66,32 @@ void copy_tokenizer_files(const std::string& tokenizer_dir, const std::string& d
 void save_pretrained(const std::string& dir, const torch::nn::Module& model, const BertConfig& config,
                      c10::ScalarType dtype = c10::kFloat, const std::string& tokenizer_dir = "",
                      const std::string& model_card = "");
-void save_pretrained(const std::string& dir, const BertForMaskedLM& model, c10::ScalarType dtype = c10::kFloat);
+void save_pretrained(const std::string& dir, const MaskedLanguageModel& model, c10::ScalarType dtype = c10::kFloat);
 
 // The weights file of a checkpoint directory (DIR/model.safetensors), with clear errors for a
 // missing directory, a pytorch_model.bin-only checkpoint (not supported: re-save with
 // safe_serialization=True) and sharded checkpoints.
 std::string checkpoint_weights_path(const std::string& dir);
 
-// Loads DIR/config.json + DIR/model.safetensors into a new BertForMaskedLM on `device` (in eval
+// Loads DIR/config.json + DIR/model.safetensors into a new masked LM of the config's architecture
+// (BertForMaskedLM or ModernBertForMaskedLM) on `device` (in eval
 // mode, fp32 parameters). Clear errors for a missing directory, a pytorch_model.bin-only
 // checkpoint (not supported: re-save with safe_serialization=True), sharded checkpoints, and
 // missing tensors. `report`, when given, receives the load report.
-BertForMaskedLM load_pretrained(const std::string& dir, c10::Device device = c10::Device(c10::kCPU),
-                                LoadReport* report = nullptr);
+std::shared_ptr<MaskedLanguageModel> load_pretrained(const std::string& dir,
+                                                     c10::Device device = c10::Device(c10::kCPU),
+                                                     LoadReport* report = nullptr);
 
-// A BertForSequenceClassification with `num_labels` classes from DIR (on CPU, train mode):
+// A sequence classifier of the config's architecture (BertForSequenceClassification or
+// ModernBertForSequenceClassification) with `num_labels` classes from DIR (on CPU, train mode):
 //   - a classifier checkpoint (config.json has "id2label" of num_labels entries): every tensor loaded;
-//   - any other BERT checkpoint (a pre-trained MaskedLM): the encoder is loaded and the new head —
-//     bert.pooler.dense (when the file lacks it) and classifier — initialised as transformers does,
-//     from LibTorch's generator (seed it first). Any other missing tensor is an error.
+//   - any other checkpoint (a pre-trained MaskedLM): the encoder is loaded and the new head — what
+//     the file lacks of head_prefixes() (bert.pooler.dense, classifier; ModernBERT: head.*, classifier)
+//     — initialised as transformers does, from LibTorch's generator (seed it first). Any other missing
+//     tensor is an error.
 // `config_out` receives the checkpoint's config.
-BertForSequenceClassification load_sequence_classifier(const std::string& dir, int64_t num_labels,
-                                                       BertConfig* config_out = nullptr, LoadReport* report = nullptr);
+std::shared_ptr<SequenceClassifier> load_sequence_classifier(const std::string& dir, int64_t num_labels,
+                                                             BertConfig* config_out = nullptr,
+                                                             LoadReport* report = nullptr);
 
 }  // namespace bertpt::model

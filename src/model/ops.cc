@@ -9,6 +9,7 @@
 #include <ATen/Dispatch.h>
 #include <torch/csrc/autograd/custom_function.h>
 
+#include "common/error.h"
 #include "model/cpu_kernel.h"
 #include "model/torch_compat.h"
 
@@ -203,7 +204,23 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
   const int64_t in = x.size(-1), out = weight.size(0);
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = out;
-  return MixedLinear::apply(x.reshape({-1, in}), weight, bias, compute).view(shape);
+  // A custom autograd Function cannot take an undefined tensor (LibTorch records each input's device):
+  // a linear without bias (ModernBERT's) adds a zero bias that needs no gradient, N·out adds next to
+  // the N·out·in GEMM.
+  const at::Tensor b = bias.defined() ? bias : at::zeros({out}, weight.options().requires_grad(false));
+  return MixedLinear::apply(x.reshape({-1, in}), weight, b, compute).view(shape);
+}
+
+at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, double eps) {
+  return at::layer_norm(x.to(weight.scalar_type()), {x.size(-1)}, weight, bias, eps, /*cudnn_enable=*/true);
+}
+
+at::Tensor activation(const at::Tensor& x, const std::string& name) {
+  if (name == "gelu") return at::gelu(x);  // exact erf form, as BERT's "gelu"
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return at::gelu(x, "tanh");
+  if (name == "relu") return at::relu(x);
+  if (name == "silu" || name == "swish") return at::silu(x);
+  throw BadInput("unsupported activation '" + name + "'", "use gelu, gelu_new, gelu_pytorch_tanh, relu or silu");
 }
 
 at::Tensor dropout(const at::Tensor& x, double p, bool train) {

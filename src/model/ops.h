@@ -12,6 +12,8 @@
 //            at::dropout.
 #pragma once
 
+#include <string>
+
 #include <ATen/core/Tensor.h>
 
 namespace bertpt::model::ops {
@@ -21,6 +23,16 @@ namespace bertpt::model::ops {
 // as with torch's autocast; otherwise everything runs in x's dtype. Gradients come back in each
 // input's own dtype (fp32 master weights get fp32 gradients), the weight gradient contiguous.
 at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
+
+// LayerNorm over the last dimension, in the dtype of its (fp32 master) weights; `bias` may be
+// undefined (ModernBERT's norms have none). In the encoders the input is already fp32 (the residual
+// stream: fp32 + bf16 promotes to fp32); in the MLM heads it is a bf16 GEMM output under autocast,
+// which 1.13's CPU LayerNorm cannot mix with fp32 weights.
+at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, double eps);
+
+// The activation named by a config's hidden_act: "gelu" (exact erf), "gelu_new" /
+// "gelu_pytorch_tanh" (tanh approximation), "relu", "silu" / "swish". Throws BadInput otherwise.
+at::Tensor activation(const at::Tensor& x, const std::string& name);
 
 // Inverted dropout: zero each element with probability p, scale the rest by 1/(1-p). Identity when
 // !train or p == 0. The seed of each call comes from LibTorch's default CPU generator, so

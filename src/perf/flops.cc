@@ -18,14 +18,30 @@ BertFlops::BertFlops(const model::BertConfig& c) {
   const double H = double(c.hidden_size), I = double(c.intermediate_size), V = double(c.vocab_size);
   layers = double(c.num_hidden_layers);
   hidden = H;
-  encoder_matmul_params = layers * (4 * H * H + 2 * H * I);
+  // ModernBERT's GeGLU MLP: Wi is [2I, H], Wo [H, I].
+  const double mlp = (c.is_modernbert() ? 3 : 2) * H * I;
+  encoder_matmul_params = layers * (4 * H * H + mlp);
   head_matmul_params = H * H + V * H;
+  if (c.is_modernbert()) {
+    for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
+      if (!c.modern.is_global_layer(i)) sliding_layers += 1;
+    }
+    half_window = double(c.modern.local_attention / 2);
+  }
+}
+
+double BertFlops::mean_keys_per_query(double seq_len, bool sliding) const {
+  const double h = half_window;
+  if (!sliding || h >= seq_len - 1) return seq_len;
+  // 2h + 1 keys, less the h(h + 1)/2 a window loses at each end of the sequence.
+  return (2 * h + 1) - h * (h + 1) / seq_len;
 }
 
 double BertFlops::train_flops(double sequences, double seq_len, double predicted) const {
   const double tokens = sequences * seq_len;
-  return 6 * encoder_matmul_params * tokens + 12 * layers * hidden * seq_len * tokens +
-         6 * head_matmul_params * predicted;
+  const double keys = (layers - sliding_layers) * mean_keys_per_query(seq_len, false) +
+                      sliding_layers * mean_keys_per_query(seq_len, true);
+  return 6 * encoder_matmul_params * tokens + 12 * hidden * keys * tokens + 6 * head_matmul_params * predicted;
 }
 
 namespace {

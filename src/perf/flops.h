@@ -3,6 +3,8 @@
 //
 // FLOPs of one training step (docs/training.md, "MFU"), forward + backward = 3 x forward:
 //   6 · N_matmul · tokens  +  12 · L · H · S · tokens
+// (ModernBERT: N_matmul has the GeGLU MLP's 3·H·I per layer, and a sliding-window layer's query
+// attends to about local_attention + 1 keys instead of S: its attention term counts those.)
 // where N_matmul counts the weights used in matrix multiplies (Q, K, V, attention output,
 // intermediate and output dense of every layer; embeddings are lookups and do not count) and the
 // second term is the attention score and context matmuls (Q·Kᵀ and P·V: 2·2·S·H per token and layer
@@ -20,14 +22,17 @@
 namespace bertpt::perf {
 
 struct BertFlops {
-  double encoder_matmul_params = 0;  // L · (4·H² + 2·H·I)
+  double encoder_matmul_params = 0;  // L · (4·H² + 2·H·I); ModernBERT L · (4·H² + 3·H·I)
   double head_matmul_params = 0;     // H² + V·H
   double layers = 0, hidden = 0;
+  double sliding_layers = 0, half_window = 0;  // ModernBERT's sliding-window attention layers
 
   explicit BertFlops(const model::BertConfig& config);
   // FLOPs of forward + backward over `sequences` sequences of `seq_len` tokens with `predicted`
   // positions going through the MLM head.
   double train_flops(double sequences, double seq_len, double predicted) const;
+  // Keys a query attends to, on average over the positions of a `seq_len` sequence.
+  double mean_keys_per_query(double seq_len, bool sliding) const;
   // Same, with the head at every position (the dense head; the guide's convention).
   double train_flops_dense_head(double sequences, double seq_len) const {
     return train_flops(sequences, seq_len, sequences * seq_len);

@@ -1,0 +1,245 @@
+#include "model/modernbert.h"
+
+#include <cmath>
+#include <string>
+
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+
+#include "common/error.h"
+#include "model/module_tree.h"
+#include "model/ops.h"
+
+namespace bertpt::model {
+
+namespace {
+
+// "<name>.weight" [out, in], and "<name>.bias" [out] when `bias`.
+std::pair<at::Tensor, at::Tensor> add_linear(torch::nn::Module& parent, const std::string& name, int64_t in,
+                                             int64_t out, bool bias) {
+  auto m = group(parent, name);
+  at::Tensor w = add_param(*m, "weight", {out, in});
+  return {w, bias ? add_param(*m, "bias", {out}) : at::Tensor()};
+}
+
+// "<name>.weight" [H], and "<name>.bias" when the config's norm_bias.
+std::pair<at::Tensor, at::Tensor> add_norm(torch::nn::Module& parent, const std::string& name, const BertConfig& c) {
+  auto m = group(parent, name);
+  at::Tensor w = add_param(*m, "weight", {c.hidden_size});
+  return {w, c.modern.norm_bias ? add_param(*m, "bias", {c.hidden_size}) : at::Tensor()};
+}
+
+at::Tensor norm(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, const BertConfig& c) {
+  return ops::layer_norm(x, w, b, c.layer_norm_eps);
+}
+
+// head: norm(act(dense(x))), as ModernBertPredictionHead.
+at::Tensor prediction_head(const at::Tensor& x, const at::Tensor& dense, const at::Tensor& dense_bias,
+                           const at::Tensor& nw, const at::Tensor& nb, const BertConfig& c) {
+  return norm(ops::activation(ops::linear(x, dense, dense_bias), c.modern.classifier_activation), nw, nb, c);
+}
+
+at::Tensor rotate_half(const at::Tensor& x) {
+  const int64_t half = x.size(-1) / 2;
+  return at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// PyTorch's trunc_normal_ (inverse-CDF): N(0, std) restricted to [-cutoff·std, cutoff·std].
+void trunc_normal(at::Tensor& p, double std, double cutoff) {
+  const double lo = std::erf(-cutoff / std::sqrt(2.0)), hi = std::erf(cutoff / std::sqrt(2.0));
+  p.uniform_(lo, hi).erfinv_().mul_(std * std::sqrt(2.0)).clamp_(-cutoff * std, cutoff * std);
+}
+
+}  // namespace
+
+std::pair<at::Tensor, at::Tensor> rotary_cos_sin(int64_t T, int64_t head_dim, double theta, c10::Device device) {
+  const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
+  at::Tensor inv_freq = 1.0 / at::pow(theta, at::arange(0, head_dim, 2, f32) / double(head_dim));  // [hd/2]
+  at::Tensor freqs = at::arange(T, f32).unsqueeze(1) * inv_freq.unsqueeze(0);                     // [T, hd/2]
+  at::Tensor emb = at::cat({freqs, freqs}, -1);                                                  // [T, hd]
+  return {emb.cos(), emb.sin()};
+}
+
+at::Tensor apply_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+  at::Tensor xf = x.to(at::kFloat);
+  return (xf * cos + rotate_half(xf) * sin).to(x.scalar_type());
+}
+
+// ---- ModernBertModel
+
+ModernBertModelImpl::ModernBertModelImpl(const BertConfig& config) : config_(config) {
+  config.validate();
+  if (!config.is_modernbert()) throw Error(Error::Kind::Internal, "ModernBertModel needs model_type modernbert");
+  const int64_t H = config.hidden_size, I = config.intermediate_size;
+  const ModernBertFields& m = config.modern;
+  auto emb = group(*this, "embeddings");
+  tok_embeddings = add_param(*group(*emb, "tok_embeddings"), "weight", {config.vocab_size, H});
+  std::tie(embedding_norm, embedding_norm_bias) = add_norm(*emb, "norm", config);
+  auto layer_group = group(*this, "layers");
+  for (int64_t i = 0; i < config.num_hidden_layers; ++i) {
+    auto l = group(*layer_group, std::to_string(i));
+    Layer layer;
+    if (i > 0) std::tie(layer.attn_norm, layer.attn_norm_bias) = add_norm(*l, "attn_norm", config);
+    auto attn = group(*l, "attn");
+    std::tie(layer.wqkv, layer.wqkv_bias) = add_linear(*attn, "Wqkv", H, 3 * H, m.attention_bias);
+    std::tie(layer.wo, layer.wo_bias) = add_linear(*attn, "Wo", H, H, m.attention_bias);
+    std::tie(layer.mlp_norm, layer.mlp_norm_bias) = add_norm(*l, "mlp_norm", config);
+    auto mlp = group(*l, "mlp");
+    std::tie(layer.wi, layer.wi_bias) = add_linear(*mlp, "Wi", H, 2 * I, m.mlp_bias);
+    std::tie(layer.mlp_wo, layer.mlp_wo_bias) = add_linear(*mlp, "Wo", I, H, m.mlp_bias);
+    layers.push_back(layer);
+  }
+  std::tie(final_norm, final_norm_bias) = add_norm(*this, "final_norm", config);
+}
+
+at::Tensor ModernBertModelImpl::attention(const Layer& layer, const at::Tensor& x, const at::Tensor& mask,
+                                          const at::Tensor& cos, const at::Tensor& sin) {
+  const int64_t B = x.size(0), T = x.size(1), H = config_.hidden_size;
+  const int64_t nh = config_.num_attention_heads, hd = config_.head_dim();
+  const double p = is_training() ? config_.modern.attention_dropout : 0.0;
+  at::Tensor qkv = ops::linear(x, layer.wqkv, layer.wqkv_bias)  // [B, T, 3H]
+                       .view({B, T, 3, nh, hd})
+                       .permute({2, 0, 3, 1, 4});  // [3, B, nh, T, hd]
+  at::Tensor q = apply_rotary(qkv[0], cos, sin), k = apply_rotary(qkv[1], cos, sin);
+  at::Tensor ctx = attend(q, k, qkv[2], mask, p, attention_kernel);  // [B, nh, T, hd]
+  at::Tensor out = ops::linear(ctx.transpose(1, 2).reshape({B, T, H}), layer.wo, layer.wo_bias);
+  return ops::dropout(out, p, p > 0.0);
+}
+
+at::Tensor ModernBertModelImpl::mlp(const Layer& layer, const at::Tensor& x) {
+  const int64_t I = config_.intermediate_size;
+  at::Tensor h = ops::linear(x, layer.wi, layer.wi_bias);  // [B, T, 2I]: input, then gate
+  at::Tensor g = ops::activation(h.narrow(-1, 0, I), config_.hidden_act) * h.narrow(-1, I, I);
+  g = ops::dropout(g, config_.modern.mlp_dropout, is_training());
+  return ops::linear(g, layer.mlp_wo, layer.mlp_wo_bias);
+}
+
+at::Tensor ModernBertModelImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask) {
+  if (input_ids.dim() != 2) {
+    throw BadInput("input_ids must be [batch, sequence], got " + std::to_string(input_ids.dim()) + " dimensions");
+  }
+  const int64_t T = input_ids.size(1);
+  if (T > config_.max_position_embeddings) {
+    throw BadInput("sequence length " + std::to_string(T) + " exceeds the model's max_position_embeddings (" +
+                       std::to_string(config_.max_position_embeddings) + ")",
+                   "use a shorter --seq-len, or a model config with more positions");
+  }
+  const ModernBertFields& m = config_.modern;
+  const c10::Device device = input_ids.device();
+  at::Tensor padding;  // [B, 1, 1, T] or undefined
+  if (attention_mask.defined()) padding = additive_attention_mask(attention_mask);
+  // A window that covers the whole sequence masks nothing beyond the padding.
+  const int64_t half_window = m.local_attention / 2;
+  const at::Tensor local_mask = T - 1 <= half_window ? padding : sliding_window_mask(T, half_window, padding, device);
+  const auto global_rope = rotary_cos_sin(T, config_.head_dim(), m.global_rope_theta, device);
+  const auto local_rope = rotary_cos_sin(T, config_.head_dim(), m.local_rope_theta, device);
+
+  // padding_idx keeps the pad row's gradient at zero, like nn.Embedding(padding_idx=pad).
+  const bool sparse = sparse_word_gradient && device.is_cpu();
+  at::Tensor x = at::embedding(tok_embeddings, input_ids, config_.pad_token_id, false, sparse);  // [B, T, H]
+  x = ops::dropout(norm(x, embedding_norm, embedding_norm_bias, config_), m.embedding_dropout, is_training());
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const Layer& layer = layers[i];
+    const bool global = m.is_global_layer(int64_t(i));
+    const auto& [cos, sin] = global ? global_rope : local_rope;
+    at::Tensor a = layer.attn_norm.defined() ? norm(x, layer.attn_norm, layer.attn_norm_bias, config_) : x;
+    // Under autocast the projections are bf16; adding them to the fp32 residual keeps it fp32.
+    x = x + attention(layer, a, global ? padding : local_mask, cos, sin);
+    x = x + mlp(layer, norm(x, layer.mlp_norm, layer.mlp_norm_bias, config_));
+  }
+  return norm(x, final_norm, final_norm_bias, config_);
+}
+
+// ---- ModernBertForMaskedLM
+
+ModernBertForMaskedLMImpl::ModernBertForMaskedLMImpl(const BertConfig& config, bool init_weights)
+    : MaskedLanguageModel(config) {
+  model = register_module("model", ModernBertModel(config));
+  auto head = group(*this, "head");
+  std::tie(head_dense, head_dense_bias) =
+      add_linear(*head, "dense", config.hidden_size, config.hidden_size, config.modern.classifier_bias);
+  std::tie(head_norm, head_norm_bias) = add_norm(*head, "norm", config);
+  auto decoder = group(*this, "decoder");
+  if (!config.tie_word_embeddings) {
+    decoder_weight = add_param(*decoder, "weight", {config.vocab_size, config.hidden_size});
+  } else {
+    model->sparse_word_gradient = true;  // the tied decoder supplies the dense gradient
+  }
+  if (config.modern.decoder_bias) decoder_bias = add_param(*decoder, "bias", {config.vocab_size});
+  if (init_weights) init_modernbert_weights(*this, config);
+}
+
+at::Tensor ModernBertForMaskedLMImpl::encode(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                                             const at::Tensor& /*token_type_ids*/) {
+  return model->forward(input_ids, attention_mask);
+}
+
+at::Tensor ModernBertForMaskedLMImpl::predict(const at::Tensor& hidden) {
+  at::Tensor t = prediction_head(hidden, head_dense, head_dense_bias, head_norm, head_norm_bias, config_);
+  return ops::linear(t, decoder_weight.defined() ? decoder_weight : model->tok_embeddings, decoder_bias);
+}
+
+// ---- ModernBertForSequenceClassification
+
+ModernBertForSequenceClassificationImpl::ModernBertForSequenceClassificationImpl(const BertConfig& config,
+                                                                                 int64_t num_labels,
+                                                                                 bool init_weights)
+    : SequenceClassifier(config, num_labels) {
+  if (num_labels <= 0) throw BadInput("num_labels must be positive, got " + std::to_string(num_labels));
+  model = register_module("model", ModernBertModel(config));
+  auto head = group(*this, "head");
+  std::tie(head_dense, head_dense_bias) =
+      add_linear(*head, "dense", config.hidden_size, config.hidden_size, config.modern.classifier_bias);
+  std::tie(head_norm, head_norm_bias) = add_norm(*head, "norm", config);
+  std::tie(classifier_weight, classifier_bias) =
+      add_linear(*this, "classifier", config.hidden_size, num_labels, /*bias=*/true);
+  if (init_weights) init_modernbert_weights(*this, config);
+}
+
+at::Tensor ModernBertForSequenceClassificationImpl::forward(const at::Tensor& input_ids,
+                                                            const at::Tensor& attention_mask,
+                                                            const at::Tensor& /*token_type_ids*/) {
+  at::Tensor hidden = model->forward(input_ids, attention_mask);  // [B, T, H]
+  at::Tensor pooled;                                              // [B, H]
+  if (config_.modern.classifier_pooling == "mean") {
+    at::Tensor keep = attention_mask.defined() ? attention_mask.to(hidden.scalar_type())
+                                               : at::ones({hidden.size(0), hidden.size(1)}, hidden.options());
+    pooled = (hidden * keep.unsqueeze(-1)).sum(1) / keep.sum(1, /*keepdim=*/true);
+  } else {
+    pooled = hidden.select(1, 0);
+  }
+  at::Tensor h = prediction_head(pooled, head_dense, head_dense_bias, head_norm, head_norm_bias, config_);
+  h = ops::dropout(h, config_.modern.classifier_dropout, is_training());
+  return ops::linear(h, classifier_weight, classifier_bias);  // [B, num_labels]
+}
+
+// ---- init
+
+void init_modernbert_weights(torch::nn::Module& model, const BertConfig& config) {
+  at::NoGradGuard no_grad;
+  const double sigma = config.initializer_range, cutoff = config.modern.initializer_cutoff_factor;
+  const double out_std = sigma / std::sqrt(2.0 * double(config.num_hidden_layers));
+  for (auto& item : model.named_parameters(/*recurse=*/true)) {
+    const std::string& name = item.key();
+    at::Tensor& p = item.value();
+    if (ends_with(name, ".bias")) {
+      p.zero_();
+    } else if (ends_with(name, "norm.weight")) {
+      p.fill_(1.0);
+    } else if (ends_with(name, "attn.Wo.weight") || ends_with(name, "mlp.Wo.weight") || name == "head.dense.weight" ||
+               name == "decoder.weight") {
+      trunc_normal(p, out_std, cutoff);
+    } else if (name == "classifier.weight") {
+      const double final_std = 1.0 / std::sqrt(double(config.hidden_size));
+      trunc_normal(p, final_std, cutoff);
+    } else {  // tok_embeddings, Wqkv, Wi
+      trunc_normal(p, sigma, cutoff);
+    }
+  }
+}
+
+}  // namespace bertpt::model

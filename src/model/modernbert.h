@@ -1,0 +1,119 @@
+// ModernBERT as in Hugging Face transformers' modeling_modernbert.py (ModernBertModel,
+// ModernBertForMaskedLM, ModernBertForSequenceClassification), on BertConfig with model_type
+// "modernbert" (bert_config.h, ModernBertFields):
+//
+//   x = drop(norm(tok_embeddings[ids]))                       no position or token-type tables
+//   per layer: x = x + drop(Wo · attn(attn_norm(x)))           pre-LN; layer 0's attn_norm is identity
+//              x = x + Wo · drop(act(a) * g), [a, g] = Wi · mlp_norm(x)        GeGLU MLP
+//   final_norm; MLM: decoder(norm(act(dense(x)))), decoder tied to tok_embeddings
+//
+// attn: one Wqkv GEMM viewed [3, nh, hd], rotary position embeddings (rotate_half form, cos/sin in
+// fp32) with θ = global_rope_theta in full-attention layers and local_rope_theta in sliding ones; a
+// sliding layer's query i sees keys |i - j| <= local_attention / 2. LayerNorms have no bias and the
+// linears none unless the config's *_bias says so. Parameter names are transformers':
+//
+//   model.embeddings.tok_embeddings.weight, model.embeddings.norm.weight
+//   model.layers.{i}.attn_norm.weight (i > 0), model.layers.{i}.attn.{Wqkv,Wo}.weight
+//   model.layers.{i}.mlp_norm.weight, model.layers.{i}.mlp.{Wi,Wo}.weight, model.final_norm.weight
+//   head.dense.weight, head.norm.weight, decoder.bias      (+ classifier.{weight,bias} for the classifier)
+//
+// Attention runs through attend() (attention.h): SDPA where fused, else the explicit kernel; padded
+// batches are masked, not unpadded (bertpt's packed training blocks carry no padding).
+//
+// Shape legend: B batch, T sequence length, H hidden size, nh heads, hd = H / nh, I intermediate size,
+// V vocabulary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+#include "model/masked_lm.h"
+
+namespace bertpt::model {
+
+// cos and sin of the rotary embedding for positions 0..T-1: [T, hd] each, fp32 on `device`.
+std::pair<at::Tensor, at::Tensor> rotary_cos_sin(int64_t T, int64_t head_dim, double theta, c10::Device device);
+// x·cos + rotate_half(x)·sin in fp32, returned in x's dtype. x: [B, nh, T, hd]; cos, sin: [T, hd].
+at::Tensor apply_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin);
+
+// The encoder ("model.*" in every ModernBertFor* model).
+class ModernBertModelImpl : public torch::nn::Module {
+ public:
+  explicit ModernBertModelImpl(const BertConfig& config);
+  // As MaskedLanguageModel::encode (no token types). Throws BadInput when T exceeds
+  // max_position_embeddings.
+  at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {});
+
+  const BertConfig& config() const { return config_; }
+  AttentionKernel attention_kernel = AttentionKernel::Auto;
+  // As BertEmbeddings::sparse_word_gradient (bert.h): only with a tied decoder.
+  bool sparse_word_gradient = false;
+
+  struct Layer {
+    at::Tensor attn_norm;  // [H]; undefined in layer 0 (identity)
+    at::Tensor attn_norm_bias, mlp_norm_bias;  // [H] with norm_bias, else undefined
+    at::Tensor wqkv, wqkv_bias;                // [3H, H], [3H] with attention_bias
+    at::Tensor wo, wo_bias;                    // [H, H]
+    at::Tensor mlp_norm;                       // [H]
+    at::Tensor wi, wi_bias;                    // [2I, H]
+    at::Tensor mlp_wo, mlp_wo_bias;            // [H, I]
+  };
+  at::Tensor tok_embeddings;                     // [V, H]
+  at::Tensor embedding_norm, embedding_norm_bias;  // "embeddings.norm"
+  std::vector<Layer> layers;
+  at::Tensor final_norm, final_norm_bias;
+
+ private:
+  at::Tensor attention(const Layer& layer, const at::Tensor& x, const at::Tensor& mask, const at::Tensor& cos,
+                       const at::Tensor& sin);
+  at::Tensor mlp(const Layer& layer, const at::Tensor& x);
+  BertConfig config_;
+};
+TORCH_MODULE(ModernBertModel);
+
+class ModernBertForMaskedLMImpl : public MaskedLanguageModel {
+ public:
+  // `init_weights == false` leaves the parameters uninitialised, for a model about to be loaded.
+  explicit ModernBertForMaskedLMImpl(const BertConfig& config, bool init_weights = true);
+
+  at::Tensor encode(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                    const at::Tensor& token_type_ids) override;
+  at::Tensor predict(const at::Tensor& hidden) override;
+  void set_attention_kernel(AttentionKernel kernel) override { model->attention_kernel = kernel; }
+
+  ModernBertModel model{nullptr};
+  at::Tensor head_dense, head_dense_bias;  // [H, H] ("head.dense"), bias with classifier_bias
+  at::Tensor head_norm, head_norm_bias;    // "head.norm"
+  at::Tensor decoder_weight;               // [V, H] when untied, else undefined (tok_embeddings)
+  at::Tensor decoder_bias;                 // [V] ("decoder.bias") with decoder_bias
+};
+TORCH_MODULE(ModernBertForMaskedLM);
+
+// ModernBertForSequenceClassification: pooled (config classifier_pooling: the first token, or the
+// mean over attended tokens) -> head (dense, act, norm) -> dropout -> classifier (with bias).
+class ModernBertForSequenceClassificationImpl : public SequenceClassifier {
+ public:
+  ModernBertForSequenceClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true);
+  at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
+                     const at::Tensor& token_type_ids = {}) override;
+  // "classifier." and "head." (an MLM checkpoint's head.* is loaded, as transformers does).
+  std::vector<std::string> head_prefixes() const override { return {"classifier.", "head."}; }
+
+  ModernBertModel model{nullptr};
+  at::Tensor head_dense, head_dense_bias, head_norm, head_norm_bias;
+  at::Tensor classifier_weight, classifier_bias;  // [num_labels, H], [num_labels]
+};
+TORCH_MODULE(ModernBertForSequenceClassification);
+
+// transformers' ModernBertPreTrainedModel._init_weights over named parameters: Wqkv, Wi and the
+// embeddings ~ N(0, σ), the output projections (attn.Wo, mlp.Wo, head.dense, an untied decoder) ~
+// N(0, σ/√(2L)), the classifier ~ N(0, 1/√H), each truncated at ±initializer_cutoff_factor std;
+// norms 1, biases 0. σ = initializer_range. Uses LibTorch's default generator.
+void init_modernbert_weights(torch::nn::Module& model, const BertConfig& config);
+
+}  // namespace bertpt::model
