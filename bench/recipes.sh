@@ -11,18 +11,21 @@
 #   lamb         LAMB at an 8x larger batch (BATCH x 8 accumulation) at 512, polynomial decay: 1/8 of
 #                the steps
 #   lamb-2phase  both: NVIDIA's recipe (LAMB, large batch, 90% at 128)
+#   modernbert   the architecture instead of the recipe: MODERN_MODEL (transformers' ModernBERT layout,
+#                src/model/modernbert.h) with the baseline's recipe (AdamW, BATCH at 512), as many steps
+#                as its own FLOPs per sequence allow within the budget
 # Each is evaluated on the same held-out 512-token split and fine-tuned on AG News (4 classes; its
 # test.csv split 80/10/10 by line) with SEEDS seeds.
-# ModernBERT, the fifth arm of issue 22, is not implemented yet; the report says so.
 #
-#   MODEL (bert-tiny) BASE_STEPS (400) BATCH (32) LR (1e-3) LAMB_LR (4e-3) VOCAB (8000) SEEDS ("1 2")
+#   MODEL (bert-tiny) MODERN_MODEL (modernbert-tiny) BASE_STEPS (400) BATCH (32) LR (1e-3) LAMB_LR (4e-3)
+#   VOCAB (8000) SEEDS ("1 2")
 #   FT_EPOCHS (2) FT_LR (3e-4) THREADS (0) OUT (runs/recipes) BUILD_DIR (build) DATA_DIR (../shared/data)
 #   DOC (docs/recipes.md; "-" for none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${BERTPT:-${BUILD_DIR:-build}/bertpt}
 DATA=${DATA_DIR:-$(cd .. && pwd)/shared/data}
-MODEL=${MODEL:-bert-tiny} BASE_STEPS=${BASE_STEPS:-400} BATCH=${BATCH:-32} LR=${LR:-1e-3} LAMB_LR=${LAMB_LR:-4e-3}
+MODEL=${MODEL:-bert-tiny} MODERN_MODEL=${MODERN_MODEL:-modernbert-tiny} BASE_STEPS=${BASE_STEPS:-400} BATCH=${BATCH:-32} LR=${LR:-1e-3} LAMB_LR=${LAMB_LR:-4e-3}
 VOCAB=${VOCAB:-8000} SEEDS=${SEEDS:-1 2} FT_EPOCHS=${FT_EPOCHS:-2} FT_LR=${FT_LR:-3e-4} THREADS=${THREADS:-0}
 OUT=${OUT:-runs/recipes} DOC=${DOC:-docs/recipes.md}
 mkdir -p "$OUT"
@@ -53,12 +56,20 @@ for len in 128 512; do
   [[ -s $OUT/bench-$len.json ]] || "$B" bench -q --model "$MODEL" --vocab-size "$VOCAB" --seq-len "$len" \
     --per-device-batch-size "$bs" --steps 3 --warmup-steps 1 --threads "$THREADS" --out "$OUT/bench-$len.json" >/dev/null
 done
-# BERT-base's FLOPs at both lengths (one step of one sequence; only the FLOP count is used), for the
-# projection of the guide's job.
+[[ -s $OUT/bench-modern-512.json ]] || "$B" bench -q --model "$MODERN_MODEL" --vocab-size "$VOCAB" --seq-len 512 \
+  --per-device-batch-size "$BATCH" --steps 3 --warmup-steps 1 --threads "$THREADS" --out "$OUT/bench-modern-512.json" \
+  >/dev/null
+# BERT-base's FLOPs at both lengths and ModernBERT-base's at 512 (one step of one sequence; only the FLOP
+# count is used), for the projection of the guide's job.
 for len in 128 512; do
   [[ -s $OUT/bench-base-$len.json ]] || "$B" bench -q --model bert-base --seq-len "$len" --per-device-batch-size 1 \
     --steps 1 --warmup-steps 0 --threads "$THREADS" --out "$OUT/bench-base-$len.json" >/dev/null
 done
+[[ -s $OUT/bench-modernbase-512.json ]] || "$B" bench -q --model modernbert-base --seq-len 512 \
+  --per-device-batch-size 1 --steps 1 --warmup-steps 0 --threads "$THREADS" --out "$OUT/bench-modernbase-512.json" \
+  >/dev/null
+FMB512=$(json "$OUT/bench-modernbase-512.json" "d['rows'][0]['flops_per_step']")
+FM512=$(json "$OUT/bench-modern-512.json" "d['rows'][0]['flops_per_step'] / d['rows'][0]['batch']")
 FB128=$(json "$OUT/bench-base-128.json" "d['rows'][0]['flops_per_step']")
 FB512=$(json "$OUT/bench-base-512.json" "d['rows'][0]['flops_per_step']")
 F128=$(json "$OUT/bench-128.json" "d['rows'][0]['flops_per_step'] / d['rows'][0]['batch']")
@@ -69,13 +80,14 @@ two_phase_steps() { python3 -c "print(round($BUDGET / (0.9 * $1 * $F128 + 0.1 * 
 TP_STEPS=$(two_phase_steps $((4 * BATCH)) "$BATCH")
 LAMB_STEPS=$((BASE_STEPS / 8))
 LTP_STEPS=$(two_phase_steps $((32 * BATCH)) $((8 * BATCH)))
+MODERN_STEPS=$(python3 -c "print(round($BUDGET / ($BATCH * $FM512)))")
 
-pretrain() {  # NAME STEPS FLAGS...
+pretrain() {  # NAME STEPS FLAGS... (the model: $ARM_MODEL, default MODEL)
   local name=$1 steps=$2; shift 2
   [[ -d $OUT/runs/$name/checkpoint-$steps ]] && return 0
   log "pretrain $name: $steps steps"
   local t0; t0=$(date +%s.%N)
-  "$B" train --model "$MODEL" --output-dir "$OUT/runs/$name" --max-steps "$steps" --warmup-steps $((steps / 10)) \
+  "$B" train --model "${ARM_MODEL:-$MODEL}" --output-dir "$OUT/runs/$name" --max-steps "$steps" --warmup-steps $((steps / 10)) \
     --weight-decay 0.01 --logging-steps $((steps / 20 > 0 ? steps / 20 : 1)) --eval-max-batches 0 --save-steps 0 \
     --save-total-limit 1 --threads "$THREADS" --overwrite-output-dir --quiet "$@"
   python3 -c "import time; print(time.time() - $t0)" > "$OUT/runs/$name/wall_seconds"
@@ -87,8 +99,10 @@ pretrain lamb "$LAMB_STEPS" --data "$OUT/data/seq-512" --per-device-batch-size "
   --optim lamb --learning-rate "$LAMB_LR" --lr-scheduler polynomial --lr-end 0
 pretrain lamb-2phase "$LTP_STEPS" --data "$OUT/data" --phase-schedule "128:0.9:$((4 * BATCH)):8,512:0.1:$BATCH:8" \
   --optim lamb --learning-rate "$LAMB_LR" --lr-scheduler polynomial --lr-end 0
+ARM_MODEL=$MODERN_MODEL pretrain modernbert "$MODERN_STEPS" --data "$OUT/data/seq-512" --per-device-batch-size "$BATCH" \
+  --learning-rate "$LR"
 
-ARMS="baseline two-phase lamb lamb-2phase"
+ARMS="baseline two-phase lamb lamb-2phase modernbert"
 for arm in $ARMS; do
   ckpt=$(ls -d "$OUT/runs/$arm"/checkpoint-* | tail -1)
   [[ -s $OUT/runs/$arm/eval512.json ]] || "$B" eval --model "$ckpt" --data "$OUT/data/seq-512" --threads "$THREADS" \
@@ -106,6 +120,7 @@ done
 
 [[ $DOC == - ]] && exit 0
 python3 bench/recipes_report.py --out "$OUT" --doc "$DOC" --arms $ARMS --seeds $SEEDS --budget "$BUDGET" \
-  --f128 "$F128" --f512 "$F512" --base-f128 "$FB128" --base-f512 "$FB512" --bertpt "$B" \
-  --command "bench/recipes.sh (MODEL=$MODEL BASE_STEPS=$BASE_STEPS BATCH=$BATCH LR=$LR LAMB_LR=$LAMB_LR VOCAB=$VOCAB SEEDS='$SEEDS' FT_EPOCHS=$FT_EPOCHS FT_LR=$FT_LR)"
+  --f128 "$F128" --f512 "$F512" --base-f128 "$FB128" --base-f512 "$FB512" --modern-f512 "$FM512" \
+  --modernbase-f512 "$FMB512" --bertpt "$B" \
+  --command "bench/recipes.sh (MODEL=$MODEL MODERN_MODEL=$MODERN_MODEL BASE_STEPS=$BASE_STEPS BATCH=$BATCH LR=$LR LAMB_LR=$LAMB_LR VOCAB=$VOCAB SEEDS='$SEEDS' FT_EPOCHS=$FT_EPOCHS FT_LR=$FT_LR)"
 log "wrote $DOC"

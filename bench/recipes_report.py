@@ -44,6 +44,7 @@ def arm_row(out, arm, seeds):
         wall = float(f.read())
     return {
         "arm": arm,
+        "model": config["model"],
         "steps": train[-1]["step"],
         "batch": ", ".join(sorted({str(r.get("global_batch", config["per_device_batch_size"] * config["grad_accum"]))
                                    for r in train})),
@@ -59,15 +60,16 @@ def arm_row(out, arm, seeds):
     }
 
 
-def cost_rows(bertpt, out, f128, f512):
+def cost_rows(bertpt, out, f128, f512, modern_f512):
     """The guide's job per recipe on its Gaudi node: its measured 512-token rate (12.5 h per 100k steps of
-    256), and at 128 tokens that rate scaled by the FLOP ratio (an assumption: the same MFU)."""
+    256), and at 128 tokens, and for ModernBERT-base, that rate scaled by the FLOP ratio (an assumption:
+    the same MFU)."""
     rate512 = 100000 * 256 / (12.5 * 3600)
     benches = {}
-    for length, rate in ((512, rate512), (128, rate512 * f512 / f128)):
+    for length, rate in ((512, rate512), (128, rate512 * f512 / f128), ("modernbert-512", rate512 * f512 / modern_f512)):
         path = os.path.join(out, f"gaudi-{length}.json")
         with open(path, "w") as f:
-            json.dump({"seq_len": length, "seq_per_sec": rate}, f)
+            json.dump({"seq_len": 512 if length == "modernbert-512" else length, "seq_per_sec": rate}, f)
         benches[length] = path
     jobs = [
         ("guide (AdamW, 1M steps x 256 x 512)", ["--steps", "1000000", "--global-batch", "256", "--seq-len", "512",
@@ -78,6 +80,8 @@ def cost_rows(bertpt, out, f128, f512):
         ("NVIDIA LAMB (7,038 steps x 65,536 x 128, 1,563 x 32,768 x 512)",
          ["--steps", "8601", "--phase-schedule", "128:%.6f:65536,512:%.6f:32768" % (7038 / 8601, 1563 / 8601),
           "--bench", benches[128], "--bench", benches[512]]),
+        ("ModernBERT-base (AdamW, 1M steps x 256 x 512)", ["--steps", "1000000", "--global-batch", "256", "--seq-len",
+                                                           "512", "--bench", benches["modernbert-512"]]),
     ]
     rows = []
     for name, flags in jobs:
@@ -87,7 +91,8 @@ def cost_rows(bertpt, out, f128, f512):
         phases = j.get("phases") or [j["job"]]
         sequences = sum(p["steps"] * p["global_batch"] for p in phases)
         tokens = sum(p["steps"] * p["global_batch"] * p["seq_len"] for p in phases)
-        flops = sum(p["steps"] * p["global_batch"] * (f128 if p["seq_len"] == 128 else f512) for p in phases)
+        per_seq = {128: f128, 512: modern_f512 if name.startswith("ModernBERT") else f512}
+        flops = sum(p["steps"] * p["global_batch"] * per_seq[p["seq_len"]] for p in phases)
         rows.append((name, sequences, tokens, j["rows"][0]["hours"], j["rows"][0]["dollars"], flops,
                      " ".join(["bertpt cost --instance dl1.24xlarge", *flags]).replace(out + "/", "")))
     return rows
@@ -104,6 +109,8 @@ def main():
     a.add_argument("--f512", type=float, required=True)
     a.add_argument("--base-f128", type=float, required=True)
     a.add_argument("--base-f512", type=float, required=True)
+    a.add_argument("--modern-f512", type=float, required=True)
+    a.add_argument("--modernbase-f512", type=float, required=True)
     a.add_argument("--bertpt", required=True)
     a.add_argument("--command", required=True)
     o = a.parse_args()
@@ -119,18 +126,19 @@ def main():
              "8k WordPiece tokenizer, `prepare --seq-len 128,512` in one pass.\n")
     L.append("## At equal compute on this machine\n")
     L.append(f"Every arm spends the same training FLOPs, {o.budget:.3g} (the baseline's steps × batch × "
-             f"{o.f512:.3g} FLOP per 512-token sequence; {o.f128:.3g} per 128-token sequence, from `bertpt bench`, "
-             "src/perf/flops.h). *FLOPs spent* is what the runs' own metrics.jsonl records add up to. "
+             f"{o.f512:.3g} FLOP per 512-token sequence; {o.f128:.3g} per 128-token sequence; the ModernBERT "
+             f"model's {o.modern_f512:.3g} per 512-token sequence, its sliding-window layers counted as such; from "
+             "`bertpt bench`, src/perf/flops.h). *FLOPs spent* is what the runs' own metrics.jsonl records add up to. "
              "Held-out MLM: the same 512-token valid split for every arm (`bertpt eval`). AG News: "
              f"`bertpt finetune`, 4 classes, mean ± std of test accuracy over seeds {', '.join(o.seeds)}.\n")
-    L.append("| recipe | optimizer | steps | global batch | tokens seen | FLOPs spent | wall | final train loss | "
+    L.append("| recipe | model | optimizer | steps | global batch | tokens seen | FLOPs spent | wall | final train loss | "
              "held-out MLM loss (512) | held-out MLM accuracy | AG News test accuracy |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        L.append(f"| {r['arm']} | {r['optim']} | {r['steps']:,} | {r['batch']} | {r['tokens'] / 1e6:.2f} M | "
+        L.append(f"| {r['arm']} | {r['model']} | {r['optim']} | {r['steps']:,} | {r['batch']} | {r['tokens'] / 1e6:.2f} M | "
                  f"{r['flops']:.3g} | {r['wall'] / 60:.1f} min | {r['train_loss']:.3f} | {r['eval_loss']:.3f} | "
                  f"{r['eval_acc']:.4f} | {r['ft_mean']:.4f} ± {r['ft_std']:.4f} |")
-    L.append("| ModernBERT | — | — | — | — | — | — | not implemented yet (issue 22) | — | — | — |\n")
+    L.append("")
     base = rows[0]
     for r in rows[1:]:
         better = "lower" if r["eval_loss"] < base["eval_loss"] else "higher"
@@ -147,11 +155,14 @@ def main():
     L.append("One dl1.24xlarge (8 Gaudi, $13.11/h) as in docs/cost.md. Throughput at 512 tokens: the guide's "
              "measured 12.5 h per 100k steps of 256 sequences; at 128 tokens it is **assumed** to be that rate × "
              f"BERT-base's FLOP ratio ({o.base_f512 / o.base_f128:.2f}: {o.base_f512:.3g} vs {o.base_f128:.3g} FLOP "
-             "per sequence, `bertpt bench --model bert-base`; the same MFU at both lengths) — a projection, not a "
-             "measurement. No GPU column: no GPU number here was measured on a GPU (no GPU was lent).\n")
+             "per sequence, `bertpt bench --model bert-base`; the same MFU at both lengths), and ModernBERT-base's "
+             f"rate is that 512-token rate × BERT-base's FLOPs over its own ({o.base_f512:.3g} / "
+             f"{o.modernbase_f512:.3g}, `bertpt bench --model modernbert-base`, 32k vocabulary) — projections, not "
+             "measurements. No GPU column: no GPU number here was measured on a GPU (no GPU was lent).\n")
     L.append("| job | sequences | tokens | training FLOPs | hours | dollars | command |")
     L.append("|---|---|---|---|---|---|---|")
-    for name, seqs, toks, hours, dollars, flops, cmd in cost_rows(o.bertpt, o.out, o.base_f128, o.base_f512):
+    for name, seqs, toks, hours, dollars, flops, cmd in cost_rows(o.bertpt, o.out, o.base_f128, o.base_f512,
+                                                                  o.modernbase_f512):
         L.append(f"| {name} | {seqs / 1e6:.0f} M | {toks / 1e9:.1f} B | {flops:.3g} | {hours:.1f} | ${dollars:,.0f} | "
                  f"`{cmd}` |")
     L.append("")

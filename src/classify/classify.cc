@@ -36,9 +36,8 @@ ClassifierBatch make_classifier_batch(const std::vector<classify::EncodedExample
   return batch;
 }
 
-at::Tensor classify(model::SequenceClassifier& model,
-                    const std::vector<classify::EncodedExample>& encoded, const std::vector<size_t>& indices,
-                    const ClassifyOptions& o) {
+at::Tensor classify(model::SequenceClassifier& model, const std::vector<classify::EncodedExample>& encoded,
+                    const std::vector<size_t>& indices, const ClassifyOptions& o) {
   const at::Device device(o.device);
   const int64_t n = int64_t(indices.size());
   at::Tensor out = at::empty({n, model.num_labels()}, at::kFloat);

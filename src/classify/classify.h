@@ -37,8 +37,7 @@ struct ClassifyOptions {
 // Logits of `encoded[indices[i]]` as a [indices.size(), num_labels] fp32 CPU tensor, in eval mode
 // without gradients (the model's train/eval mode is restored). Examples are sorted by length
 // inside the call so that each batch pads little; rows come back in the order of `indices`.
-at::Tensor classify(model::SequenceClassifier& model,
-                    const std::vector<classify::EncodedExample>& encoded, const std::vector<size_t>& indices,
-                    const ClassifyOptions& options);
+at::Tensor classify(model::SequenceClassifier& model, const std::vector<classify::EncodedExample>& encoded,
+                    const std::vector<size_t>& indices, const ClassifyOptions& options);
 
 }  // namespace bertpt::classify

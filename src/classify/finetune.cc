@@ -145,9 +145,8 @@ struct SplitEval {
 };
 
 // Sharded evaluation: rank r classifies examples r, r + world, ...; the confusion matrices are summed.
-SplitEval evaluate_split(model::SequenceClassifier& model, const Split& split,
-                         const classify::LabelMap& labels, int64_t majority, const ClassifyOptions& co,
-                         engine::Collectives& coll) {
+SplitEval evaluate_split(model::SequenceClassifier& model, const Split& split, const classify::LabelMap& labels,
+                         int64_t majority, const ClassifyOptions& co, engine::Collectives& coll) {
   std::vector<size_t> mine;
   for (size_t i = size_t(coll.rank()); i < split.encoded.size(); i += size_t(coll.world_size())) mine.push_back(i);
   const size_t k = labels.size();
@@ -497,8 +496,9 @@ nlohmann::json Finetuning::trainer_state(double epoch_loss) const {
 std::string Finetuning::model_card(const nlohmann::json& report) const {
   engine::ModelCard card;
   card.title = "Text classifier fine-tuned with bertpt from " + o_.model;
-  card.summary = "A " + config_.sequence_classifier_class() + " model fine-tuned by bertpt (" + std::string(BERTPT_VERSION) +
-                 ") from " + o_.model + " on " + o_.train + ". Labels: " + data_.labels.id2label_json().dump() +
+  card.summary = "A " + config_.sequence_classifier_class() + " model fine-tuned by bertpt (" +
+                 std::string(BERTPT_VERSION) + ") from " + o_.model + " on " + o_.train +
+                 ". Labels: " + data_.labels.id2label_json().dump() +
                  ". It loads with `AutoModelForSequenceClassification.from_pretrained(PATH)`.";
   card.pipeline_tag = "text-classification";
   card.tags = {config_.model_type, "text-classification", "bertpt"};

@@ -16,8 +16,8 @@
 #include "common/error.h"
 #include "engine/device.h"
 #include "engine/precision.h"
-#include "model/masked_lm.h"
 #include "model/checkpoint.h"
+#include "model/masked_lm.h"
 #include "tokenizer/hf_files.h"
 
 namespace bertpt::classify {

@@ -218,8 +218,9 @@ BenchResult run_bench(const BenchOptions& o) {
       "6 * N_matmul * tokens + 12 * layers * hidden * seq_len * tokens, MLM head (H*H + V*H) counted only at the "
       "masked positions (sparse head)";
   if (config.is_modernbert()) {
-    result.flop_formula += "; ModernBERT: GeGLU N_matmul, sliding-window layers count about local_attention + 1 keys "
-                           "per query instead of seq_len";
+    result.flop_formula +=
+        "; ModernBERT: GeGLU N_matmul, sliding-window layers count about local_attention + 1 keys "
+        "per query instead of seq_len";
   }
   const perf::BertFlops flops(config);
   for (int64_t seq_len : o.seq_lens) {

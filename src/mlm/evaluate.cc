@@ -13,8 +13,8 @@
 #include "data/sampler.h"
 #include "engine/collectives.h"
 #include "mlm/batch_loader.h"
-#include "model/masked_lm.h"
 #include "model/checkpoint.h"
+#include "model/masked_lm.h"
 #include "model/torch_compat.h"
 
 namespace bertpt::mlm {

@@ -74,7 +74,7 @@ FillMaskResult FillMasker::run(const std::string& text, int top_k) const {
   std::vector<int64_t> ids64(ids.begin(), ids.end());
   at::Tensor input = at::tensor(ids64, at::kLong).unsqueeze(0).to(impl_->device);  // [1, T]
   at::Tensor logits = impl_->model->logits(input);                                 // [1, T, V]
-  at::Tensor all = logits[0].to(at::kFloat).cpu().contiguous();  // [T, V]
+  at::Tensor all = logits[0].to(at::kFloat).cpu().contiguous();                    // [T, V]
   r.logits.assign(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
   r.vocab_size = config.vocab_size;
   const int k = std::max(1, std::min<int>(top_k, int(config.vocab_size)));

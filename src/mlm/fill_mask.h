@@ -1,7 +1,7 @@
 // `bertpt fill-mask`: the top-k tokens for each [MASK] of a text, with their probabilities, as
 // transformers' pipeline("fill-mask") reports them. Works on any Hugging Face BERT MaskedLM
-// (or ModernBERT ModernBertForMaskedLM) checkpoint in safetensors whose tokenizer files are in the same (or a given) directory.
-// No LibTorch in this header.
+// (or ModernBERT ModernBertForMaskedLM) checkpoint in safetensors whose tokenizer files are in the same (or a given)
+// directory. No LibTorch in this header.
 #pragma once
 
 #include <cstdint>

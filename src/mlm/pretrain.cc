@@ -817,7 +817,8 @@ nlohmann::json Pretraining::trainer_state() const {
 std::string Pretraining::model_card() const {
   engine::ModelCard card;
   card.title = o_.model + " pre-trained with bertpt (masked language modelling)";
-  card.summary = std::string(config_.is_modernbert() ? "A ModernBERT" : "A BERT") + " masked language model trained from scratch by bertpt (" + std::string(BERTPT_VERSION) +
+  card.summary = std::string(config_.is_modernbert() ? "A ModernBERT" : "A BERT") +
+                 " masked language model trained from scratch by bertpt (" + std::string(BERTPT_VERSION) +
                  ") on the dataset below, in the recipe of the Hugging Face guide \"Pre-training BERT with Hugging "
                  "Face Transformers\". It loads with `AutoModelForMaskedLM.from_pretrained(PATH)`.";
   card.pipeline_tag = "fill-mask";

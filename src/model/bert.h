@@ -165,5 +165,4 @@ TORCH_MODULE(BertForSequenceClassification);
 // The constructors call it; call again to re-initialise.
 void init_bert_weights(torch::nn::Module& model, const BertConfig& config);
 
-
 }  // namespace bertpt::model

@@ -28,25 +28,54 @@ struct Preset {
 // Same values as configs/<name>.json (a test checks that they agree). ModernBERT's base and large are
 // answerdotai's ModernBERT-base/-large shapes; the smaller ones keep their GeGLU width at 1.5 H.
 constexpr Preset kPresets[] = {
-    {"bert-tiny", 2, 128, 2, 512},          {"bert-mini", 4, 256, 4, 1024},
-    {"bert-small", 4, 512, 8, 2048},        {"bert-medium", 8, 512, 8, 2048},
-    {"bert-base", 12, 768, 12, 3072},       {"bert-large", 24, 1024, 16, 4096},
-    {"modernbert-tiny", 3, 128, 2, 192},    {"modernbert-mini", 4, 256, 4, 384},
-    {"modernbert-small", 6, 512, 8, 768},   {"modernbert-base", 22, 768, 12, 1152},
+    {"bert-tiny", 2, 128, 2, 512},
+    {"bert-mini", 4, 256, 4, 1024},
+    {"bert-small", 4, 512, 8, 2048},
+    {"bert-medium", 8, 512, 8, 2048},
+    {"bert-base", 12, 768, 12, 3072},
+    {"bert-large", 24, 1024, 16, 4096},
+    {"modernbert-tiny", 3, 128, 2, 192},
+    {"modernbert-mini", 4, 256, 4, 384},
+    {"modernbert-small", 6, 512, 8, 768},
+    {"modernbert-base", 22, 768, 12, 1152},
     {"modernbert-large", 28, 1024, 16, 2624},
 };
 
 // ModernBertConfig's keys that map onto ModernBertFields (or onto BertConfig under another name);
 // everything else goes to `extra`.
 const char* const kModernKeys[] = {
-    "vocab_size",        "hidden_size",          "num_hidden_layers",  "num_attention_heads",
-    "intermediate_size", "hidden_activation",    "max_position_embeddings", "initializer_range",
-    "norm_eps",          "pad_token_id",         "architectures",      "torch_dtype",
-    "tie_word_embeddings", "model_type",         "layer_types",        "global_attn_every_n_layers",
-    "rope_parameters",   "global_rope_theta",    "local_rope_theta",   "local_attention",
-    "norm_bias",         "attention_bias",       "mlp_bias",           "decoder_bias",
-    "classifier_bias",   "embedding_dropout",    "attention_dropout",  "mlp_dropout",
-    "classifier_dropout", "classifier_pooling",  "classifier_activation", "initializer_cutoff_factor",
+    "vocab_size",
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "intermediate_size",
+    "hidden_activation",
+    "max_position_embeddings",
+    "initializer_range",
+    "norm_eps",
+    "pad_token_id",
+    "architectures",
+    "torch_dtype",
+    "tie_word_embeddings",
+    "model_type",
+    "layer_types",
+    "global_attn_every_n_layers",
+    "rope_parameters",
+    "global_rope_theta",
+    "local_rope_theta",
+    "local_attention",
+    "norm_bias",
+    "attention_bias",
+    "mlp_bias",
+    "decoder_bias",
+    "classifier_bias",
+    "embedding_dropout",
+    "attention_dropout",
+    "mlp_dropout",
+    "classifier_dropout",
+    "classifier_pooling",
+    "classifier_activation",
+    "initializer_cutoff_factor",
 };
 
 // The keys BertConfig models itself; everything else goes to `extra`.
@@ -139,9 +168,11 @@ void BertConfig::check_bounds(const std::string& source) const {
   at_most("type_vocab_size", type_vocab_size, 1024);
   // Within those bounds a model can still outgrow the machine: its fp32 weights alone must fit in RAM.
   // (ModernBERT: no position or token-type table, a GeGLU MLP of 3·H·I.)
-  const double tables = is_modernbert() ? double(vocab_size) : double(vocab_size + max_position_embeddings + type_vocab_size);
+  const double tables = is_modernbert() ? double(vocab_size)
+                                        : double(vocab_size + max_position_embeddings + type_vocab_size);
   const double mlp = (is_modernbert() ? 3.0 : 2.0) * hidden_size * intermediate_size;
-  const double params = tables * double(hidden_size) + double(num_hidden_layers) * (4.0 * hidden_size * hidden_size + mlp);
+  const double params = tables * double(hidden_size) +
+                        double(num_hidden_layers) * (4.0 * hidden_size * hidden_size + mlp);
   const double ram = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE));
   if (ram > 0 && 4 * params > ram) {
     throw BadInput(source + ": the model has about " + std::to_string(int64_t(params / 1e6)) + "M parameters, " +
@@ -337,7 +368,8 @@ double read_rope_theta(const json& j, const std::string& source, const char* lay
     if (!params.is_object()) field_error(source, field.c_str(), "must be an object");
     auto type = params.find("rope_type");
     if (type != params.end() && !type->is_null() && *type != "default") {
-      field_error(source, (field + ".rope_type").c_str(), "is " + type->dump() + ", bertpt implements \"default\" RoPE only");
+      field_error(source, (field + ".rope_type").c_str(),
+                  "is " + type->dump() + ", bertpt implements \"default\" RoPE only");
     }
     auto theta = params.find("rope_theta");
     if (theta != params.end()) {
@@ -470,7 +502,8 @@ BertConfig modernbert_defaults() {
 }
 
 bool BertConfig::operator==(const BertConfig& o) const {
-  return model_type == o.model_type && modern == o.modern && vocab_size == o.vocab_size && hidden_size == o.hidden_size && num_hidden_layers == o.num_hidden_layers &&
+  return model_type == o.model_type && modern == o.modern && vocab_size == o.vocab_size &&
+         hidden_size == o.hidden_size && num_hidden_layers == o.num_hidden_layers &&
          num_attention_heads == o.num_attention_heads && intermediate_size == o.intermediate_size &&
          hidden_act == o.hidden_act && hidden_dropout_prob == o.hidden_dropout_prob &&
          attention_probs_dropout_prob == o.attention_probs_dropout_prob &&

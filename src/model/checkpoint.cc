@@ -293,8 +293,7 @@ std::string checkpoint_weights_path(const std::string& dir) {
   return weights.string();
 }
 
-std::shared_ptr<MaskedLanguageModel> load_pretrained(const std::string& dir, c10::Device device,
-                                                     LoadReport* report) {
+std::shared_ptr<MaskedLanguageModel> load_pretrained(const std::string& dir, c10::Device device, LoadReport* report) {
   const std::string weights = checkpoint_weights_path(dir);
   BertConfig config = BertConfig::load((fs::path(dir) / "config.json").string());
   auto model = make_masked_lm(config, /*init_weights=*/false);  // every parameter comes from the file

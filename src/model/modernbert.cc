@@ -59,8 +59,8 @@ void trunc_normal(at::Tensor& p, double std, double cutoff) {
 std::pair<at::Tensor, at::Tensor> rotary_cos_sin(int64_t T, int64_t head_dim, double theta, c10::Device device) {
   const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
   at::Tensor inv_freq = 1.0 / at::pow(theta, at::arange(0, head_dim, 2, f32) / double(head_dim));  // [hd/2]
-  at::Tensor freqs = at::arange(T, f32).unsqueeze(1) * inv_freq.unsqueeze(0);                     // [T, hd/2]
-  at::Tensor emb = at::cat({freqs, freqs}, -1);                                                  // [T, hd]
+  at::Tensor freqs = at::arange(T, f32).unsqueeze(1) * inv_freq.unsqueeze(0);                      // [T, hd/2]
+  at::Tensor emb = at::cat({freqs, freqs}, -1);                                                    // [T, hd]
   return {emb.cos(), emb.sin()};
 }
 
@@ -160,8 +160,8 @@ ModernBertForMaskedLMImpl::ModernBertForMaskedLMImpl(const BertConfig& config, b
     : MaskedLanguageModel(config) {
   model = register_module("model", ModernBertModel(config));
   auto head = group(*this, "head");
-  std::tie(head_dense, head_dense_bias) =
-      add_linear(*head, "dense", config.hidden_size, config.hidden_size, config.modern.classifier_bias);
+  std::tie(head_dense, head_dense_bias) = add_linear(*head, "dense", config.hidden_size, config.hidden_size,
+                                                     config.modern.classifier_bias);
   std::tie(head_norm, head_norm_bias) = add_norm(*head, "norm", config);
   auto decoder = group(*this, "decoder");
   if (!config.tie_word_embeddings) {
@@ -186,17 +186,16 @@ at::Tensor ModernBertForMaskedLMImpl::predict(const at::Tensor& hidden) {
 // ---- ModernBertForSequenceClassification
 
 ModernBertForSequenceClassificationImpl::ModernBertForSequenceClassificationImpl(const BertConfig& config,
-                                                                                 int64_t num_labels,
-                                                                                 bool init_weights)
+                                                                                 int64_t num_labels, bool init_weights)
     : SequenceClassifier(config, num_labels) {
   if (num_labels <= 0) throw BadInput("num_labels must be positive, got " + std::to_string(num_labels));
   model = register_module("model", ModernBertModel(config));
   auto head = group(*this, "head");
-  std::tie(head_dense, head_dense_bias) =
-      add_linear(*head, "dense", config.hidden_size, config.hidden_size, config.modern.classifier_bias);
+  std::tie(head_dense, head_dense_bias) = add_linear(*head, "dense", config.hidden_size, config.hidden_size,
+                                                     config.modern.classifier_bias);
   std::tie(head_norm, head_norm_bias) = add_norm(*head, "norm", config);
-  std::tie(classifier_weight, classifier_bias) =
-      add_linear(*this, "classifier", config.hidden_size, num_labels, /*bias=*/true);
+  std::tie(classifier_weight, classifier_bias) = add_linear(*this, "classifier", config.hidden_size, num_labels,
+                                                            /*bias=*/true);
   if (init_weights) init_modernbert_weights(*this, config);
 }
 

@@ -55,7 +55,7 @@ class ModernBertModelImpl : public torch::nn::Module {
   bool sparse_word_gradient = false;
 
   struct Layer {
-    at::Tensor attn_norm;  // [H]; undefined in layer 0 (identity)
+    at::Tensor attn_norm;                      // [H]; undefined in layer 0 (identity)
     at::Tensor attn_norm_bias, mlp_norm_bias;  // [H] with norm_bias, else undefined
     at::Tensor wqkv, wqkv_bias;                // [3H, H], [3H] with attention_bias
     at::Tensor wo, wo_bias;                    // [H, H]
@@ -63,7 +63,7 @@ class ModernBertModelImpl : public torch::nn::Module {
     at::Tensor wi, wi_bias;                    // [2I, H]
     at::Tensor mlp_wo, mlp_wo_bias;            // [H, I]
   };
-  at::Tensor tok_embeddings;                     // [V, H]
+  at::Tensor tok_embeddings;                       // [V, H]
   at::Tensor embedding_norm, embedding_norm_bias;  // "embeddings.norm"
   std::vector<Layer> layers;
   at::Tensor final_norm, final_norm_bias;

@@ -145,7 +145,8 @@ TEST_F(FinetuneTest, StartsFromAPreTrainedCheckpointAndItsTokenizer) {
   // position embeddings (fine-tuning moves them only a little in one epoch of 8 steps).
   auto pre = model::load_pretrained(checkpoint);
   auto ft = model::load_sequence_classifier(r.best_dir, 2);
-  const at::Tensor a = std::dynamic_pointer_cast<model::BertForMaskedLMImpl>(pre)->bert->embeddings->position_embeddings;
+  const at::Tensor a =
+      std::dynamic_pointer_cast<model::BertForMaskedLMImpl>(pre)->bert->embeddings->position_embeddings;
   const at::Tensor b =
       std::dynamic_pointer_cast<model::BertForSequenceClassificationImpl>(ft)->bert->embeddings->position_embeddings;
   EXPECT_LT((a - b).abs().max().item<double>(), 0.05);

@@ -33,7 +33,8 @@ BertConfig tiny_config(int64_t layers = 4, int64_t local_attention = 4) {
   c.initializer_range = 0.2;
   c.modern.local_attention = local_attention;
   c.modern.layer_types.clear();
-  for (int64_t i = 0; i < layers; ++i) c.modern.layer_types.push_back(i % 3 == 0 ? "full_attention" : "sliding_attention");
+  for (int64_t i = 0; i < layers; ++i)
+    c.modern.layer_types.push_back(i % 3 == 0 ? "full_attention" : "sliding_attention");
   return c;
 }
 
@@ -45,16 +46,23 @@ std::set<std::string> names_of(const torch::nn::Module& m) {
 
 TEST(ModernBert, ParameterNamesAreTransformers) {
   ModernBertForMaskedLM model(tiny_config(2));
-  const std::set<std::string> expected = {
-      "model.embeddings.tok_embeddings.weight", "model.embeddings.norm.weight",
-      "model.layers.0.attn.Wqkv.weight",        "model.layers.0.attn.Wo.weight",
-      "model.layers.0.mlp_norm.weight",         "model.layers.0.mlp.Wi.weight",
-      "model.layers.0.mlp.Wo.weight",           "model.layers.1.attn_norm.weight",
-      "model.layers.1.attn.Wqkv.weight",        "model.layers.1.attn.Wo.weight",
-      "model.layers.1.mlp_norm.weight",         "model.layers.1.mlp.Wi.weight",
-      "model.layers.1.mlp.Wo.weight",           "model.final_norm.weight",
-      "head.dense.weight",                      "head.norm.weight",
-      "decoder.bias"};
+  const std::set<std::string> expected = {"model.embeddings.tok_embeddings.weight",
+                                          "model.embeddings.norm.weight",
+                                          "model.layers.0.attn.Wqkv.weight",
+                                          "model.layers.0.attn.Wo.weight",
+                                          "model.layers.0.mlp_norm.weight",
+                                          "model.layers.0.mlp.Wi.weight",
+                                          "model.layers.0.mlp.Wo.weight",
+                                          "model.layers.1.attn_norm.weight",
+                                          "model.layers.1.attn.Wqkv.weight",
+                                          "model.layers.1.attn.Wo.weight",
+                                          "model.layers.1.mlp_norm.weight",
+                                          "model.layers.1.mlp.Wi.weight",
+                                          "model.layers.1.mlp.Wo.weight",
+                                          "model.final_norm.weight",
+                                          "head.dense.weight",
+                                          "head.norm.weight",
+                                          "decoder.bias"};
   EXPECT_EQ(names_of(*model), expected);
   EXPECT_EQ(model->model->layers[0].wi.sizes(), (at::IntArrayRef{48, 16}));  // GeGLU: [2I, H]
   BertConfig biased = tiny_config(2);
@@ -127,8 +135,9 @@ TEST(ModernBert, ConfigReadsBothSpellingsAndRoundTrips) {
   const BertConfig legacy = BertConfig::from_json(R"({"model_type": "modernbert", "num_hidden_layers": 5,
       "global_attn_every_n_layers": 2, "global_rope_theta": 5000.0, "local_rope_theta": 500.0,
       "norm_eps": 1e-6, "hidden_activation": "gelu_pytorch_tanh", "vocab_size": 100, "pad_token_id": 0})");
-  EXPECT_EQ(legacy.modern.layer_types, (std::vector<std::string>{"full_attention", "sliding_attention", "full_attention",
-                                                                 "sliding_attention", "full_attention"}));
+  EXPECT_EQ(legacy.modern.layer_types,
+            (std::vector<std::string>{"full_attention", "sliding_attention", "full_attention", "sliding_attention",
+                                      "full_attention"}));
   EXPECT_EQ(legacy.modern.global_rope_theta, 5000.0);
   EXPECT_EQ(legacy.modern.local_rope_theta, 500.0);
   EXPECT_EQ(legacy.layer_norm_eps, 1e-6);
