@@ -2,11 +2,28 @@
 
 #include <algorithm>
 
+#include <filesystem>
+
 #include "common/error.h"
+#include "data/phase_schedule.h"
 
 namespace bertpt::data {
 
-Dataset::Dataset(const std::string& dir, const std::string& split) : dir_(dir), manifest_(io::read_manifest(dir)) {
+io::Manifest read_dataset_manifest(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(io::manifest_path(dir), ec)) {
+    const std::vector<uint32_t> lengths = lengths_in(dir);
+    if (!lengths.empty()) {
+      std::string names;
+      for (uint32_t len : lengths) names += (names.empty() ? "" : ", ") + length_dir_name(len);
+      throw BadInput(dir + " holds datasets of several lengths (" + names + "), each with its own manifest",
+                     "pass one of them, e.g. " + length_dir(dir, lengths.back()));
+    }
+  }
+  return io::read_manifest(dir);
+}
+
+Dataset::Dataset(const std::string& dir, const std::string& split) : dir_(dir), manifest_(read_dataset_manifest(dir)) {
   const io::ManifestSplit* s = manifest_.find_split(split);
   if (!s) {
     throw BadInput(io::manifest_path(dir) + ": no split \"" + split + "\"", "use --split train or --split valid");

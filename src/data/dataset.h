@@ -13,6 +13,10 @@
 
 namespace bertpt::data {
 
+// DIR's manifest (io::read_manifest); a DIR written by `prepare --seq-len 128,512` has none of its
+// own but one per DIR/seq-LEN, and the error then names those.
+io::Manifest read_dataset_manifest(const std::string& dir);
+
 class Dataset {
  public:
   // Opens split `split` ("train" or "valid") of the dataset in `dir`. Throws BadInput when the

@@ -87,7 +87,7 @@ nlohmann::json VerifyResult::to_json() const {
 
 VerifyResult verify_dataset(const std::string& dir, bool hash) {
   const auto t0 = std::chrono::steady_clock::now();
-  const io::Manifest m = io::read_manifest(dir);
+  const io::Manifest m = read_dataset_manifest(dir);
   VerifyResult r;
   r.dataset = dir;
   for (const char* split : {"train", "valid"}) {

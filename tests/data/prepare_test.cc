@@ -13,6 +13,7 @@
 #include "data/dataset.h"
 #include "data/phase_schedule.h"
 #include "data/shard.h"
+#include "data/verify.h"
 #include "data_test_util.h"
 #include "io/manifest.h"
 #include "tokenizer/hf_files.h"
@@ -208,6 +209,10 @@ TEST_F(PrepareTest, SeveralLengthsInOnePassAreOnePrepareEach) {
     EXPECT_EQ(got, expected) << "seq-" << len;
   }
   EXPECT_EQ(lengths_in(both.out), (std::vector<uint32_t>{32, 64}));
+  // Readers of one dataset (eval, data inspect, data verify) name the lengths a multi-length DATA holds.
+  const std::string e = testing::error_of([&] { Dataset(both.out, "train"); });
+  EXPECT_NE(e.find("seq-32, seq-64"), std::string::npos) << e;
+  EXPECT_NE(testing::error_of([&] { verify_dataset(both.out); }).find("seq-32, seq-64"), std::string::npos);
   // A one-length prepare into the folder of several refuses it without --overwrite.
   EXPECT_NE(testing::error_of([&] { prepare_dataset(both); }).find("already holds a prepared dataset"),
             std::string::npos);
