@@ -12,7 +12,8 @@
 // step is scaled by its trust ratio ‖p‖/‖u‖ (1 when either norm is 0) — except biases and LayerNorm
 // parameters, which get neither decay nor a trust ratio:
 //   u ← (m/(1 − β1^t)) / (sqrt(v/(1 − β2^t)) + ε) + wd·p ;   p ← p − lr · ‖p‖/‖u‖ · u
-// LAMB runs on tensor ops (no fused kernel), without host synchronisation.
+// LAMB runs on LibTorch's multi-tensor (_foreach_) ops — it has no fused LAMB kernel — without host
+// synchronisation.
 #pragma once
 
 #include <cstdint>
@@ -83,7 +84,7 @@ class AdamW {
   };
   AdamWKernel kernel_for(const at::Tensor& param, const at::Tensor& grad) const;
   void step_fused(const std::vector<Slot*>& slots, double lr, double weight_decay, const at::Tensor& found_inf);
-  void step_lamb(Slot& s, const at::Tensor& grad, double lr, double bc1, double bc2);
+  void step_lamb(const std::vector<Slot*>& slots, double lr, double bc1, double bc2);
   std::vector<Slot> slots_;
   AdamWOptions options_;
   int64_t step_ = 0;

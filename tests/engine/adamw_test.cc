@@ -132,16 +132,23 @@ TEST(AdamW, MatchesTheFormulaStepByStep) {
   }
 }
 
-// LAMB (adamw.h) against its equations recomputed in double, element by element: the decayed tensor
-// takes wd·p into its update and moves by lr·‖p‖/‖u‖·u; the bias is plain Adam (no decay, no ratio).
+// LAMB (adamw.h) against its equations recomputed in double, element by element: each decayed tensor
+// takes wd·p into its update and moves by lr·‖p‖/‖u‖·u with its own ratio (two of them, updated in one
+// multi-tensor call); the bias is plain Adam (no decay, no ratio).
 TEST(AdamW, LambMatchesTheEquationsStepByStep) {
-  at::Tensor w = at::tensor({0.5, -1.0, 2.0}, at::kFloat).set_requires_grad(true);
-  at::Tensor b = at::tensor({0.1, 0.2}, at::kFloat).set_requires_grad(true);
+  struct Ref {
+    at::Tensor param;
+    std::vector<double> p, m, v;
+    bool decay;
+  };
+  std::vector<Ref> refs = {{at::tensor({0.5, -1.0, 2.0}, at::kFloat), {0.5, -1.0, 2.0}, {0, 0, 0}, {0, 0, 0}, true},
+                           {at::tensor({0.1, 0.2}, at::kFloat), {0.1, 0.2}, {0, 0}, {0, 0}, false},
+                           {at::tensor({3.0, -0.5}, at::kFloat), {3.0, -0.5}, {0, 0}, {0, 0}, true}};
+  for (auto& r : refs) r.param.set_requires_grad(true);
   AdamWOptions ao{0.9, 0.999, 1e-6, 0.01};
   ao.lamb = true;
-  AdamW opt({{"layer.weight", w}, {"layer.bias", b}}, ao);
+  AdamW opt({{"layer.weight", refs[0].param}, {"layer.bias", refs[1].param}, {"other.weight", refs[2].param}}, ao);
   EXPECT_EQ(opt.kernel_name(), "lamb");
-  std::vector<double> ref_w = {0.5, -1.0, 2.0}, m(3, 0), v(3, 0), ref_b = {0.1, 0.2}, mb(2, 0), vb(2, 0);
   auto adam_direction = [](double& m, double& v, double g, int t) {
     m = 0.9 * m + 0.1 * g;
     v = 0.999 * v + 0.001 * g * g;
@@ -149,21 +156,25 @@ TEST(AdamW, LambMatchesTheEquationsStepByStep) {
   };
   for (int t = 1; t <= 4; ++t) {
     const double lr = 0.05 * t;
-    std::vector<double> g = {0.3 * t, -0.2, 0.05 * t * t}, gb = {1.0, -0.5 * t};
-    w.mutable_grad() = at::tensor({g[0], g[1], g[2]}, at::kFloat);
-    b.mutable_grad() = at::tensor({gb[0], gb[1]}, at::kFloat);
-    opt.step(lr);
-    std::vector<double> u(3);
-    double pn = 0, un = 0;
-    for (size_t i = 0; i < 3; ++i) {
-      u[i] = adam_direction(m[i], v[i], g[i], t) + 0.01 * ref_w[i];
-      pn += ref_w[i] * ref_w[i], un += u[i] * u[i];
+    const std::vector<std::vector<double>> grads = {{0.3 * t, -0.2, 0.05 * t * t}, {1.0, -0.5 * t}, {-0.1 * t, 0.7}};
+    for (size_t k = 0; k < refs.size(); ++k) {
+      refs[k].param.mutable_grad() = at::tensor(grads[k], at::kDouble).to(at::kFloat);
     }
-    const double ratio = std::sqrt(pn) / std::sqrt(un);
-    for (size_t i = 0; i < 3; ++i) ref_w[i] -= lr * ratio * u[i];
-    for (size_t i = 0; i < 2; ++i) ref_b[i] -= lr * adam_direction(mb[i], vb[i], gb[i], t);
-    for (int i = 0; i < 3; ++i) EXPECT_NEAR(w[i].item<double>(), ref_w[size_t(i)], 1e-6) << "step " << t;
-    for (int i = 0; i < 2; ++i) EXPECT_NEAR(b[i].item<double>(), ref_b[size_t(i)], 1e-6) << "step " << t;
+    opt.step(lr);
+    for (size_t k = 0; k < refs.size(); ++k) {
+      Ref& r = refs[k];
+      std::vector<double> u(r.p.size());
+      double pn = 0, un = 0;
+      for (size_t i = 0; i < u.size(); ++i) {
+        u[i] = adam_direction(r.m[i], r.v[i], grads[k][i], t) + (r.decay ? 0.01 * r.p[i] : 0.0);
+        pn += r.p[i] * r.p[i], un += u[i] * u[i];
+      }
+      const double ratio = r.decay ? std::sqrt(pn) / std::sqrt(un) : 1.0;
+      for (size_t i = 0; i < u.size(); ++i) {
+        r.p[i] -= lr * ratio * u[i];
+        EXPECT_NEAR(r.param[int64_t(i)].item<double>(), r.p[i], 1e-6) << "tensor " << k << " step " << t;
+      }
+    }
   }
 }
 
