@@ -16,7 +16,7 @@ checkpoint that AutoModelForMaskedLM loads as ModernBertForMaskedLM with no miss
 with equal logits; `bertpt finetune` on it (and on the HF checkpoint with mean pooling and biases)
 writes best/ that AutoModelForSequenceClassification loads as ModernBertForSequenceClassification,
 and `bertpt predict` probabilities equal transformers' on it (padded batches in bertpt, one example at
-a time in transformers).
+a time in transformers); `bertpt embed` equals ModernBertModel's mean-pooled hidden states.
 
 Usage: modernbert_peer.py --bertpt BIN --shared-data DIR. Exit 0 when every check passes, else 1.
 """
@@ -204,6 +204,24 @@ def check_finetune(bertpt, d, train, valid, work, tol, ck, label):
     ck.check(spread_p > 0.05, f"finetune {label}: the classifier's probabilities are not uniform", f"{spread_p:.3f}")
 
 
+def check_embed(bertpt, d, work, ck):
+    """bertpt embed on a ModernBERT: ModernBertModel's last hidden states, mean-pooled over the tokens."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    path = os.path.join(work, "embed-modernbert.npy")
+    bertpt.run(["embed", "--model", d, "--pooling", "mean", "--no-normalize", "--output", path, "-q"] + TEXTS)
+    tok = AutoTokenizer.from_pretrained(d)
+    model = AutoModel.from_pretrained(d, dtype=torch.float32).eval()
+    with torch.no_grad():
+        want = np.stack([model(**tok(t, return_tensors="pt")).last_hidden_state[0].double().mean(0).numpy()
+                         for t in TEXTS])
+    got = np.load(path)
+    diff = float(np.abs(got - want).max()) if got.shape == want.shape else float("inf")
+    ck.check(diff <= 1e-4, f"bertpt embed on a ModernBERT == ModernBertModel's mean-pooled last hidden states "
+                           f"({type(model).__name__}, max |d| {diff:.1e})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bertpt", required=True)
@@ -235,6 +253,7 @@ def main():
         model = guarded(ck, f"{name}: logits", check_logits, bertpt, d, name, args.tol, ck)
         if model is not None:
             guarded(ck, f"{name}: eval", check_eval, bertpt, d, data, name, model, ck)
+    guarded(ck, "embed", check_embed, bertpt, ckpts["l4-h64-win8"], work, ck)
     guarded(ck, "train --init-from", check_init_from, bertpt, ckpts["l4-h64-win8"], data, work, args.tol, ck)
     trained = guarded(ck, "train --model modernbert", check_trained, bertpt, data, work, args.tol, ck)
 
