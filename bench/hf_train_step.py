@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Hugging Face peer for bertpt's training-step benchmark.
 
-Measures one training step of a stock `transformers` BertForMaskedLM, run the way the HF/Habana
-BERT pre-training guide's stack runs it (the Trainer's defaults, without the Trainer loop):
+Measures one training step of a stock `transformers` BertForMaskedLM (ModernBertForMaskedLM for a
+ModernBERT config.json), run the way the HF/Habana BERT pre-training guide's stack runs it (the
+Trainer's defaults, without the Trainer loop):
 
   * the model built from a BERT config.json (bertpt's presets in configs/*.json work as they are),
     attention through `attn_implementation="sdpa"`, train mode (dropout on);
@@ -52,7 +53,7 @@ except ImportError as e:
     die(f"needs the Python package torch ({e}); {SETUP_HINT}")
 try:
     import transformers
-    from transformers import BertConfig, BertForMaskedLM
+    from transformers import BertConfig, BertForMaskedLM, ModernBertConfig, ModernBertForMaskedLM
 except ImportError as e:
     die(f"needs the Python package transformers ({e}); {SETUP_HINT}")
 
@@ -112,12 +113,15 @@ def cpu_model_name():
 
 
 def build_config(path, vocab_size, attn_implementation):
+    """A BertConfig, or a ModernBertConfig when the file's model_type is "modernbert"."""
     if not os.path.isfile(path):
         die(f"--config {path}: no such file")
     try:
-        config = BertConfig.from_json_file(path)
-    except Exception as e:  # malformed JSON or fields BertConfig rejects
-        die(f"--config {path}: not a BERT config.json ({e})")
+        with open(path) as f:
+            modern = json.load(f).get("model_type") == "modernbert"
+        config = (ModernBertConfig if modern else BertConfig).from_json_file(path)
+    except Exception as e:  # malformed JSON or fields the config class rejects
+        die(f"--config {path}: not a BERT or ModernBERT config.json ({e})")
     config.vocab_size = vocab_size
     # transformers 4.x: BertForMaskedLM.__init__(config) takes no attn_implementation keyword, so the
     # choice goes on the config (a property with a setter in 4.36+ and 5.x), and PreTrainedModel's
@@ -221,13 +225,26 @@ def make_optimizer(model):
         return torch.optim.AdamW(trainer_param_groups(model, 0.0), foreach=True, **kw), "foreach"
 
 
+def mean_keys(seq_len, half_window):
+    """Keys per query of a sliding-window layer, averaged over the positions (src/perf/flops.cc)."""
+    if half_window >= seq_len - 1:
+        return seq_len
+    return (2 * half_window + 1) - half_window * (half_window + 1) / seq_len
+
+
 def train_matmul_flops(config, batch, seq_len):
     """bertpt's formula (src/perf/flops.h) with the MLM head at every position:
-    6 * N_matmul * tokens + 12 * L * H * T * tokens."""
+    6 * N_matmul * tokens + 12 * H * keys * tokens, keys = L * T for BERT; ModernBERT's GeGLU MLP has
+    3 * H * I weights per layer and its sliding-window layers attend to about local_attention + 1 keys."""
     L, H, I, V = config.num_hidden_layers, config.hidden_size, config.intermediate_size, config.vocab_size
-    n_matmul = L * (4 * H * H + 2 * H * I) + H * H + V * H
+    modern = config.model_type == "modernbert"
+    n_matmul = L * (4 * H * H + (3 if modern else 2) * H * I) + H * H + V * H
+    keys = L * seq_len
+    if modern:
+        sliding = sum(t == "sliding_attention" for t in config.layer_types)
+        keys = (L - sliding) * seq_len + sliding * mean_keys(seq_len, config.local_attention // 2)
     tokens = batch * seq_len
-    return 6 * n_matmul * tokens + 12 * L * H * seq_len * tokens
+    return 6 * n_matmul * tokens + 12 * H * keys * tokens
 
 
 def main(argv=None):
@@ -247,9 +264,9 @@ def main(argv=None):
     if a.device == "cuda":
         torch.cuda.manual_seed_all(a.seed)
     try:
-        model = BertForMaskedLM(config)
+        model = (ModernBertForMaskedLM if config.model_type == "modernbert" else BertForMaskedLM)(config)
     except (ValueError, ImportError) as e:
-        die(f"BertForMaskedLM with attn_implementation={a.attn_implementation!r}: {e}")
+        die(f"{config.model_type} MaskedLM with attn_implementation={a.attn_implementation!r}: {e}")
     model.to(device)
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
@@ -310,7 +327,7 @@ def main(argv=None):
         device_name = cpu_model_name()
 
     out = {
-        "peer": "transformers BertForMaskedLM",
+        "peer": f"transformers {type(model).__name__}",
         "transformers": transformers.__version__,
         "torch": torch.__version__,
         "device": a.device,

@@ -16,6 +16,7 @@ the masked positions only, HF's at every position, so HF is credited with more F
 import argparse
 import datetime
 import json
+import os
 import sys
 
 
@@ -58,7 +59,8 @@ def main():
         versions.add(f"transformers {hj['transformers']}, torch {hj['torch']}, {hj['attn_implementation']} attention, "
                      f"{hj['optimizer']} AdamW, {hj['precision']}")
         device = hj.get("device_name", "")
-        lines.append(f"| {device} | {b['seq_len']} | {b['batch']} | {b['tokens_per_sec']:,.0f} | {h['tokens_per_sec']:,.0f} | "
+        model = os.path.basename(hj.get("config", "")).removesuffix(".json")
+        lines.append(f"| {device} | {model} | {b['seq_len']} | {b['batch']} | {b['tokens_per_sec']:,.0f} | {h['tokens_per_sec']:,.0f} | "
                      f"**{b['tokens_per_sec'] / h['tokens_per_sec']:.2f}×** | {b['tflops']:.1f} | {h['tflops']:.1f} | "
                      f"{100 * b['mfu']:.1f}% | {100 * h['mfu']:.1f}% |")
     out = [f"# {a.title}", "",
@@ -67,11 +69,13 @@ def main():
     out += ["Peer: " + "; ".join(sorted(versions)) + ".", ""]
     if a.command:
         out += ["```sh"] + a.command + ["```", ""]
-    out += ["| device | seq | batch | bertpt tokens/s | HF tokens/s | bertpt / HF | bertpt TFLOP/s | HF TFLOP/s | "
-            "bertpt MFU | HF MFU |", "|---|---|---|---|---|---|---|---|---|---|"] + lines + [""]
+    out += ["| device | model | seq | batch | bertpt tokens/s | HF tokens/s | bertpt / HF | bertpt TFLOP/s | "
+            "HF TFLOP/s | bertpt MFU | HF MFU |", "|---|---|---|---|---|---|---|---|---|---|---|"] + lines + [""]
     out += ["TFLOP/s and MFU count each implementation's own work with bertpt's formula (src/perf/flops.h): "
             "bertpt's MLM decoder runs only at the masked positions, HF's at every position. MFU is over the "
-            "device's dense bf16 peak (the table in src/perf/flops.cc)."]
+            "device's dense bf16 peak (the table in src/perf/flops.cc; on a CPU, the GEMM rate bertpt bench "
+            "measured). A ModernBERT's sliding-window layers are counted at about local_attention + 1 keys per "
+            "query, whatever the implementation computes."]
     print("\n".join(out))
 
 
