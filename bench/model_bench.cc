@@ -1,4 +1,4 @@
-// Training-step throughput of BertForMaskedLM next to LibTorch's own GEMM rate, measured in the
+// Training-step throughput of a masked LM (BERT or ModernBERT, by --model) next to LibTorch's own GEMM rate, measured in the
 // same process (this machine is shared and noisy: compare ratios, take medians).
 //
 //   model_bench [--model bert-base] [--batch 16] [--seq 128] [--precision bf16|fp32]
@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "model/bert.h"
+#include "model/architecture.h"
 #include "model/cpu_runtime.h"
 #include "model/torch_compat.h"
 
@@ -111,9 +111,9 @@ int main(int argc, char** argv) {
   model::BertConfig config = model::resolve_model_config(model_name);
   if (no_dropout) config.hidden_dropout_prob = config.attention_probs_dropout_prob = 0.0;
   torch::manual_seed(0);
-  model::BertForMaskedLM net(config);
+  std::shared_ptr<model::MaskedLanguageModel> net = model::make_masked_lm(config);
   net->train();
-  net->bert->set_attention_kernel(attention == "fused"      ? model::AttentionKernel::Fused
+  net->set_attention_kernel(attention == "fused"      ? model::AttentionKernel::Fused
                                   : attention == "explicit" ? model::AttentionKernel::Explicit
                                                             : model::AttentionKernel::Auto);
   const model::MlmHead mlm_head = head == "dense" ? model::MlmHead::Dense : model::MlmHead::Sparse;
