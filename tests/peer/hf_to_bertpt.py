@@ -224,7 +224,7 @@ def spread_weights(model, seed):
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, p in model.named_parameters():
-            if "LayerNorm.weight" in name:
+            if name.lower().endswith("norm.weight"):  # BERT's LayerNorm.weight, ModernBERT's *norm.weight
                 p.copy_(1 + 0.2 * torch.randn(p.shape, generator=g))
             elif name.endswith("bias"):
                 p.copy_(0.3 * torch.randn(p.shape, generator=g))

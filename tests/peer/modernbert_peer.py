@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hf_to_bertpt import (Bertpt, Checker, compare_fill_mask, guarded, hf_fill_mask, hf_mlm_eval,  # noqa: E402
-                          load_hf, make_corpus, max_param_delta, sms_spam, write_jsonl)
+                          load_hf, make_corpus, max_param_delta, sms_spam, spread_weights, write_jsonl)
 
 # Longer than the windows below (8 and 16 tokens), with masks near both ends.
 TEXTS = [
@@ -57,20 +57,6 @@ SPECS = {
 }
 
 
-def spread(model, seed):
-    import torch
-
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if "norm.weight" in name:
-                p.copy_(1 + 0.2 * torch.randn(p.shape, generator=g))
-            elif name.endswith("bias"):
-                p.copy_(0.3 * torch.randn(p.shape, generator=g))
-            else:
-                p.copy_(0.2 * torch.randn(p.shape, generator=g))
-
-
 def make_hf_checkpoints(work, tok_dir, ck):
     import torch
     from transformers import AutoTokenizer, ModernBertConfig, ModernBertForMaskedLM
@@ -82,7 +68,7 @@ def make_hf_checkpoints(work, tok_dir, ck):
                                eos_token_id=None, cls_token_id=None, sep_token_id=None, **over)
         torch.manual_seed(200 + i)
         model = ModernBertForMaskedLM(cfg)
-        spread(model, 200 + i)
+        spread_weights(model, 200 + i)
         tied = model.decoder.weight is model.model.embeddings.tok_embeddings.weight
         ck.check(tied == over.get("tie_word_embeddings", True), f"{name}: transformers built the decoder as configured")
         d = os.path.join(work, "hf", name)
