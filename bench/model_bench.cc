@@ -1,5 +1,5 @@
-// Training-step throughput of a masked LM (BERT or ModernBERT, by --model) next to LibTorch's own GEMM rate, measured in the
-// same process (this machine is shared and noisy: compare ratios, take medians).
+// Training-step throughput of a masked LM (BERT or ModernBERT, by --model) next to LibTorch's own GEMM rate, measured
+// in the same process (this machine is shared and noisy: compare ratios, take medians).
 //
 //   model_bench [--model bert-base] [--batch 16] [--seq 128] [--precision bf16|fp32]
 //               [--steps 5] [--warmup 1] [--threads N (default: all available CPUs)] [--head sparse|dense]
@@ -114,8 +114,8 @@ int main(int argc, char** argv) {
   std::shared_ptr<model::MaskedLanguageModel> net = model::make_masked_lm(config);
   net->train();
   net->set_attention_kernel(attention == "fused"      ? model::AttentionKernel::Fused
-                                  : attention == "explicit" ? model::AttentionKernel::Explicit
-                                                            : model::AttentionKernel::Auto);
+                            : attention == "explicit" ? model::AttentionKernel::Explicit
+                                                      : model::AttentionKernel::Auto);
   const model::MlmHead mlm_head = head == "dense" ? model::MlmHead::Dense : model::MlmHead::Sparse;
   std::unique_ptr<torch::optim::AdamW> opt;
   if (optimizer) opt = std::make_unique<torch::optim::AdamW>(net->parameters(), torch::optim::AdamWOptions(5e-5));

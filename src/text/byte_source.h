@@ -28,7 +28,8 @@ class ByteSource {
 };
 
 // Opens `path` and picks the decoder from its magic bytes. Throws BadInput when it cannot be opened.
-// `threads` > 1: a multistream bzip2 file is decompressed on that many threads (text/multistream_bzip2.h).
+// `threads` > 1: a bzip2 file (one stream or many) is decompressed on that many threads
+// (text/multistream_bzip2.h).
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, size_t threads = 1);
 
 }  // namespace bertpt::text
