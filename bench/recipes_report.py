@@ -150,7 +150,10 @@ def main():
              f"accuracy after so little pre-training is mostly fine-tuning: a model still near the uniform loss "
              f"(ln {vocab} = {math.log(vocab):.2f}) can "
              "fine-tune as well as one that has learned token frequencies. LAMB's advantage is large batches on "
-             "many devices (fewer, larger steps); at a few dozen steps on one CPU it has not caught up.\n")
+             "many devices (fewer, larger steps); at a few dozen steps on one CPU it has not caught up. ModernBERT's "
+             "FLOPs count its sliding-window layers at the window (src/perf/flops.h); bertpt computes them, as "
+             "transformers' SDPA path does, as dense attention under a band mask, so its wall time pays for the "
+             "whole 512 × 512 scores there.\n")
     L.append("## The guide's 1M-step job, per recipe, on its hardware\n")
     L.append("One dl1.24xlarge (8 Gaudi, $13.11/h) as in docs/cost.md. Throughput at 512 tokens: the guide's "
              "measured 12.5 h per 100k steps of 256 sequences; at 128 tokens it is **assumed** to be that rate × "
