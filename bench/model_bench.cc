@@ -4,7 +4,7 @@
 //   model_bench [--model bert-base] [--batch 16] [--seq 128] [--precision bf16|fp32]
 //               [--steps 5] [--warmup 1] [--threads N (default: all available CPUs)] [--head sparse|dense]
 //               [--optimizer]
-//               [--attention auto|fused|explicit] [--no-dropout] [--json] [--profile trace.json]
+//               [--attention auto|fused|explicit] [--no-dropout] [--padding F] [--json] [--profile trace.json]
 //
 // Model FLOPs follow docs/training.md ("MFU"): 6 · N_matmul · tokens + 12 · L · H · S · tokens, where the
 // encoder's N_matmul = L · (4H² + 2HI) counts at every token and the MLM head's (H² + V·H) only at
@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
   int64_t batch = 16, seq = 128;
   int steps = 5, warmup = 1, threads = 0;
   bool json = false, optimizer = false, no_dropout = false;
+  double padding = 0.0;  // --padding F: row r is padded over its last F·r/(B-1) of positions (mean F/2)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
     else if (a == "--attention") attention = next();
     else if (a == "--optimizer") optimizer = true;
     else if (a == "--no-dropout") no_dropout = true;
+    else if (a == "--padding") padding = std::stod(next());
     else if (a == "--json") json = true;
     else if (a == "--profile") profile = next();
     else {
@@ -124,6 +126,14 @@ int main(int argc, char** argv) {
   at::Tensor ids = at::randint(5, config.vocab_size, {batch, seq}, at::kLong);  // [B, T]
   at::Tensor pick = at::rand({batch, seq}).lt(0.15);                            // [B, T]
   at::Tensor labels = at::where(pick, ids, at::full_like(ids, -100));           // [B, T]
+  at::Tensor mask;                                                              // [B, T] with --padding
+  if (padding > 0) {
+    mask = at::ones({batch, seq}, at::kLong);
+    for (int64_t r = 0; r < batch; ++r) {
+      const auto pad = int64_t(padding * double(seq) * double(r) / double(std::max<int64_t>(batch - 1, 1)));
+      if (pad > 0) mask[r].narrow(0, seq - pad, pad).zero_(), labels[r].narrow(0, seq - pad, pad).fill_(-100);
+    }
+  }
 
   // GEMM rate: the shape of BERT's FFN GEMM at this batch ([B·T, H] x [H, I]).
   const int64_t N = batch * seq;
@@ -141,7 +151,7 @@ int main(int argc, char** argv) {
       model::MlmOutput out;
       {
         torch_compat::AutocastGuard guard(c10::DeviceType::CPU, at::kBFloat16, bf16);
-        out = net->forward(ids, {}, {}, labels, mlm_head);
+        out = net->forward(ids, mask, {}, labels, mlm_head);
       }
       (out.loss_sum / static_cast<double>(std::max<int64_t>(out.num_masked, 1))).backward();
     }
@@ -157,7 +167,7 @@ int main(int argc, char** argv) {
     model::MlmOutput out;
     {
       torch_compat::AutocastGuard guard(c10::DeviceType::CPU, at::kBFloat16, bf16);
-      out = net->forward(ids, {}, {}, labels, mlm_head);
+      out = net->forward(ids, mask, {}, labels, mlm_head);
     }
     at::Tensor loss = out.loss_sum / static_cast<double>(std::max<int64_t>(out.num_masked, 1));
     double fwd = seconds_since(t0);

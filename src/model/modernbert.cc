@@ -96,23 +96,35 @@ ModernBertModelImpl::ModernBertModelImpl(const BertConfig& config) : config_(con
   std::tie(final_norm, final_norm_bias) = add_norm(*this, "final_norm", config);
 }
 
-at::Tensor ModernBertModelImpl::attention(const Layer& layer, const at::Tensor& x, const at::Tensor& mask,
-                                          const at::Tensor& cos, const at::Tensor& sin) {
-  const int64_t B = x.size(0), T = x.size(1), H = config_.hidden_size;
+at::Tensor TokenLayout::to_batch(const at::Tensor& tokens) const {
+  if (!index.defined()) return tokens;
+  const int64_t C = tokens.size(-1);
+  return at::zeros({B * T, C}, tokens.options()).index_copy(0, index, tokens).view({B, T, C});
+}
+
+at::Tensor TokenLayout::to_tokens(const at::Tensor& batch) const {
+  if (!index.defined()) return batch;
+  return batch.reshape({B * T, batch.size(-1)}).index_select(0, index);
+}
+
+at::Tensor ModernBertModelImpl::attention(const Layer& layer, const at::Tensor& x, const TokenLayout& layout,
+                                          const at::Tensor& mask, const at::Tensor& cos, const at::Tensor& sin) {
+  const int64_t B = layout.B, T = layout.T, H = config_.hidden_size;
   const int64_t nh = config_.num_attention_heads, hd = config_.head_dim();
   const double p = is_training() ? config_.modern.attention_dropout : 0.0;
-  at::Tensor qkv = ops::linear(x, layer.wqkv, layer.wqkv_bias)  // [B, T, 3H]
+  at::Tensor qkv = layout
+                       .to_batch(ops::linear(x, layer.wqkv, layer.wqkv_bias))  // [B, T, 3H]
                        .view({B, T, 3, nh, hd})
                        .permute({2, 0, 3, 1, 4});  // [3, B, nh, T, hd]
   at::Tensor q = apply_rotary(qkv[0], cos, sin), k = apply_rotary(qkv[1], cos, sin);
   at::Tensor ctx = attend(q, k, qkv[2], mask, p, attention_kernel);  // [B, nh, T, hd]
-  at::Tensor out = ops::linear(ctx.transpose(1, 2).reshape({B, T, H}), layer.wo, layer.wo_bias);
+  at::Tensor out = ops::linear(layout.to_tokens(ctx.transpose(1, 2).reshape({B, T, H})), layer.wo, layer.wo_bias);
   return ops::dropout(out, p, p > 0.0);
 }
 
 at::Tensor ModernBertModelImpl::mlp(const Layer& layer, const at::Tensor& x) {
   const int64_t I = config_.intermediate_size;
-  at::Tensor h = ops::linear(x, layer.wi, layer.wi_bias);  // [B, T, 2I]: input, then gate
+  at::Tensor h = ops::linear(x, layer.wi, layer.wi_bias);  // [..., 2I]: input, then gate
   at::Tensor g = ops::activation(h.narrow(-1, 0, I), config_.hidden_act) * h.narrow(-1, I, I);
   g = ops::dropout(g, config_.modern.mlp_dropout, is_training());
   return ops::linear(g, layer.mlp_wo, layer.mlp_wo_bias);
@@ -138,9 +150,15 @@ at::Tensor ModernBertModelImpl::forward(const at::Tensor& input_ids, const at::T
   const auto global_rope = rotary_cos_sin(T, config_.head_dim(), m.global_rope_theta, device);
   const auto local_rope = rotary_cos_sin(T, config_.head_dim(), m.local_rope_theta, device);
 
+  // With padding, the residual stream holds the attended tokens only (a host sync to count them).
+  TokenLayout layout{input_ids.size(0), T, {}};
+  if (attention_mask.defined() && attention_mask.eq(0).any().item<bool>()) {
+    layout.index = at::nonzero(attention_mask.reshape({-1}).ne(0)).squeeze(1);  // [N]
+  }
   // padding_idx keeps the pad row's gradient at zero, like nn.Embedding(padding_idx=pad).
   const bool sparse = sparse_word_gradient && device.is_cpu();
-  at::Tensor x = at::embedding(tok_embeddings, input_ids, config_.pad_token_id, false, sparse);  // [B, T, H]
+  const at::Tensor ids = layout.index.defined() ? input_ids.reshape({-1}).index_select(0, layout.index) : input_ids;
+  at::Tensor x = at::embedding(tok_embeddings, ids, config_.pad_token_id, false, sparse);  // [B, T, H] or [N, H]
   x = ops::dropout(norm(x, embedding_norm, embedding_norm_bias, config_), m.embedding_dropout, is_training());
   for (size_t i = 0; i < layers.size(); ++i) {
     const Layer& layer = layers[i];
@@ -148,10 +166,10 @@ at::Tensor ModernBertModelImpl::forward(const at::Tensor& input_ids, const at::T
     const auto& [cos, sin] = global ? global_rope : local_rope;
     at::Tensor a = layer.attn_norm.defined() ? norm(x, layer.attn_norm, layer.attn_norm_bias, config_) : x;
     // Under autocast the projections are bf16; adding them to the fp32 residual keeps it fp32.
-    x = x + attention(layer, a, global ? padding : local_mask, cos, sin);
+    x = x + attention(layer, a, layout, global ? padding : local_mask, cos, sin);
     x = x + mlp(layer, norm(x, layer.mlp_norm, layer.mlp_norm_bias, config_));
   }
-  return norm(x, final_norm, final_norm_bias, config_);
+  return layout.to_batch(norm(x, final_norm, final_norm_bias, config_));  // zeros at the padding
 }
 
 // ---- ModernBertForMaskedLM

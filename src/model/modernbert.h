@@ -17,8 +17,12 @@
 //   model.layers.{i}.mlp_norm.weight, model.layers.{i}.mlp.{Wi,Wo}.weight, model.final_norm.weight
 //   head.dense.weight, head.norm.weight, decoder.bias      (+ classifier.{weight,bias} for the classifier)
 //
-// Attention runs through attend() (attention.h): SDPA where fused, else the explicit kernel; padded
-// batches are masked, not unpadded (bertpt's packed training blocks carry no padding).
+// Attention runs through attend() (attention.h): SDPA where fused, else the explicit kernel. A padded
+// batch is unpadded, ModernBERT's own recipe: the embeddings, every projection and the MLP run on the
+// N attended tokens only ([N, H]), so padding costs them nothing; attention itself runs on the [B, T]
+// layout under the padding mask (LibTorch has no variable-length attention kernel on CPU). The hidden
+// states at padding positions come back as zeros (transformers 5 computes them on the pad tokens; no
+// output of a task reads them).
 //
 // Shape legend: B batch, T sequence length, H hidden size, nh heads, hd = H / nh, I intermediate size,
 // V vocabulary.
@@ -40,6 +44,15 @@ namespace bertpt::model {
 std::pair<at::Tensor, at::Tensor> rotary_cos_sin(int64_t T, int64_t head_dim, double theta, c10::Device device);
 // x·cos + rotate_half(x)·sin in fp32, returned in x's dtype. x: [B, nh, T, hd]; cos, sin: [T, hd].
 at::Tensor apply_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin);
+
+// Where the tokens of a [B, T] batch are: `index` (undefined when nothing is padded) lists the flat
+// positions b·T + t of the attended ones, and the residual stream then holds only those ([N, C]).
+struct TokenLayout {
+  int64_t B = 0, T = 0;
+  at::Tensor index;                                     // [N] int64
+  at::Tensor to_batch(const at::Tensor& tokens) const;  // [N, C] -> [B, T, C], zeros at the padding
+  at::Tensor to_tokens(const at::Tensor& batch) const;  // [B, T, C] -> [N, C]
+};
 
 // The encoder ("model.*" in every ModernBertFor* model).
 class ModernBertModelImpl : public torch::nn::Module {
@@ -69,8 +82,9 @@ class ModernBertModelImpl : public torch::nn::Module {
   at::Tensor final_norm, final_norm_bias;
 
  private:
-  at::Tensor attention(const Layer& layer, const at::Tensor& x, const at::Tensor& mask, const at::Tensor& cos,
-                       const at::Tensor& sin);
+  // x: [B, T, H], or [N, H] when `layout` is unpadded.
+  at::Tensor attention(const Layer& layer, const at::Tensor& x, const TokenLayout& layout, const at::Tensor& mask,
+                       const at::Tensor& cos, const at::Tensor& sin);
   at::Tensor mlp(const Layer& layer, const at::Tensor& x);
   BertConfig config_;
 };

@@ -131,6 +131,43 @@ TEST(ModernBert, PaddingChangesNothingAndKernelsAgree) {
   EXPECT_TRUE(at::allclose(clf->forward(ids), clf->forward(padded, mask), 1e-5, 1e-5));
 }
 
+// Unpadded: a batch of two sequences of different lengths gives each sequence's loss and the sum of
+// their gradients, as the two sequences run alone; the padding positions' hidden states are zeros.
+TEST(ModernBert, PaddedBatchEqualsEachSequenceAlone) {
+  at::manual_seed(5);
+  BertConfig c = tiny_config(4, 4);
+  c.modern.classifier_pooling = "mean";
+  ModernBertForMaskedLM model(c);
+  at::Tensor a = at::randint(5, 50, {1, 11}, at::kLong), b = at::randint(5, 50, {1, 6}, at::kLong);
+  at::Tensor la = at::where(at::rand({1, 11}).lt(0.4), a, at::full_like(a, -100));
+  at::Tensor lb = at::where(at::rand({1, 6}).lt(0.4), b, at::full_like(b, -100));
+  la[0][1] = a[0][1], lb[0][2] = b[0][2];  // at least one label each
+  auto grads = [&](const at::Tensor& loss) {
+    for (auto& p : model->parameters()) p.mutable_grad() = at::Tensor();
+    loss.backward();
+    std::vector<at::Tensor> g;
+    for (auto& p : model->parameters())
+      g.push_back(p.grad().defined() ? p.grad().to_dense().clone() : at::zeros_like(p));
+    return g;
+  };
+  const auto ga = grads(model->forward(a, {}, {}, la).loss_sum);
+  const auto gb = grads(model->forward(b, {}, {}, lb).loss_sum);
+  const double alone = model->forward(a, {}, {}, la).loss_sum.item<double>() +
+                       model->forward(b, {}, {}, lb).loss_sum.item<double>();
+  at::Tensor ids = at::zeros({2, 11}, at::kLong), mask = at::zeros({2, 11}, at::kLong);
+  at::Tensor labels = at::full({2, 11}, -100, at::kLong);
+  ids[0].copy_(a[0]), ids[1].narrow(0, 0, 6).copy_(b[0]);
+  mask[0].fill_(1), mask[1].narrow(0, 0, 6).fill_(1);
+  labels[0].copy_(la[0]), labels[1].narrow(0, 0, 6).copy_(lb[0]);
+  at::Tensor loss = model->forward(ids, mask, {}, labels).loss_sum;
+  EXPECT_NEAR(loss.item<double>(), alone, 1e-4);
+  const auto g = grads(loss);
+  for (size_t i = 0; i < g.size(); ++i) EXPECT_TRUE(at::allclose(g[i], ga[i] + gb[i], 1e-4, 1e-5)) << "parameter " << i;
+  at::NoGradGuard no_grad;
+  at::Tensor hidden = model->model->forward(ids, mask);  // [2, 11, H]
+  EXPECT_EQ(hidden[1].narrow(0, 6, 5).abs().max().item<double>(), 0.0);
+}
+
 TEST(ModernBert, ConfigReadsBothSpellingsAndRoundTrips) {
   const BertConfig legacy = BertConfig::from_json(R"({"model_type": "modernbert", "num_hidden_layers": 5,
       "global_attn_every_n_layers": 2, "global_rope_theta": 5000.0, "local_rope_theta": 500.0,
