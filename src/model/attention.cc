@@ -14,12 +14,6 @@ namespace {
 // -(2 - 2^-7) · 2^127: the lowest finite bf16, exactly representable in fp32.
 constexpr double kLowest = -3.3895313892515355e38;
 
-// The dtype softmax runs in: fp32 for bf16/fp16 scores (autocast), else the scores' own (so an fp64
-// model, used by the tests, stays fp64 end to end).
-at::ScalarType accumulate_type(const at::Tensor& t) {
-  return t.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-}
-
 }  // namespace
 
 AttentionKernel resolve_attention(AttentionKernel kernel, c10::DeviceType device_type) {
@@ -42,7 +36,7 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
   at::Tensor scores = at::matmul(q * (1.0 / std::sqrt(static_cast<double>(hd))), k.transpose(-2, -1));  // [B, nh, T, T]
   if (additive_mask.defined()) scores = scores + additive_mask;  // fp32 mask promotes bf16 scores
   // Softmax in fp32 whatever the autocast state (1.13's CPU autocast would keep it in bf16).
-  at::Tensor probs = at::softmax(scores, -1, accumulate_type(scores));  // [B, nh, T, T]
+  at::Tensor probs = at::softmax(scores, -1, ops::accumulate_type(scores));  // [B, nh, T, T]
   // Dropout after the cast to v's dtype (bf16 under autocast): half the bytes to mask.
   probs = ops::dropout(probs.to(v.scalar_type()), p, p > 0.0);
   return at::matmul(probs, v);

@@ -48,10 +48,6 @@ using ops::activation;
 
 at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) { return ops::dropout(x, p, training); }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
 
 // ---- embeddings
@@ -238,13 +234,13 @@ void init_bert_weights(torch::nn::Module& model, const BertConfig& config) {
   for (auto& item : model.named_parameters(/*recurse=*/true)) {
     const std::string& name = item.key();
     at::Tensor& p = item.value();
-    if (ends_with(name, "LayerNorm.weight")) {
+    if (name.ends_with("LayerNorm.weight")) {
       p.fill_(1.0);
-    } else if (ends_with(name, "bias")) {
+    } else if (name.ends_with("bias")) {
       p.zero_();
     } else {
       p.normal_(0.0, config.initializer_range);
-      if (ends_with(name, "word_embeddings.weight") && config.pad_token_id >= 0) p[config.pad_token_id].zero_();
+      if (name.ends_with("word_embeddings.weight") && config.pad_token_id >= 0) p[config.pad_token_id].zero_();
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <string_view>
 #include <unordered_set>
 
 #include <ATen/ATen.h>
@@ -79,10 +80,6 @@ std::string torch_dtype_name(c10::ScalarType t) {
   throw BadInput(std::string("checkpoints are saved as float32 or bfloat16, not ") + c10::toString(t));
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string shape_string(at::IntArrayRef shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -92,20 +89,16 @@ std::string shape_string(at::IntArrayRef shape) {
 // The file keys that may hold model parameter `name`, most specific first.
 std::vector<std::string> candidate_keys(const std::string& name) {
   std::vector<std::string> base = {name};
-  bool prefixed = false;
-  for (const std::string prefix : kEncoderPrefixes) {
-    if (name.compare(0, prefix.size(), prefix) == 0) {
-      base.push_back(name.substr(prefix.size()));  // checkpoint of a bare encoder
-      prefixed = true;
-    }
+  for (const std::string_view prefix : kEncoderPrefixes) {
+    if (name.starts_with(prefix)) base.push_back(name.substr(prefix.size()));  // checkpoint of a bare encoder
   }
-  if (!prefixed) {
-    for (const std::string prefix : kEncoderPrefixes) base.push_back(prefix + name);  // a bare encoder
+  if (base.size() == 1) {  // no prefix: a bare encoder, loading a task model's file
+    for (const std::string_view prefix : kEncoderPrefixes) base.push_back(std::string(prefix) + name);
   }
   std::vector<std::string> keys = base;
   for (const auto& k : base) {
-    if (ends_with(k, "LayerNorm.weight")) keys.push_back(k.substr(0, k.size() - 6) + "gamma");
-    if (ends_with(k, "LayerNorm.bias")) keys.push_back(k.substr(0, k.size() - 4) + "beta");
+    if (k.ends_with("LayerNorm.weight")) keys.push_back(k.substr(0, k.size() - 6) + "gamma");
+    if (k.ends_with("LayerNorm.bias")) keys.push_back(k.substr(0, k.size() - 4) + "beta");
   }
   if (name == kWordEmbeddings) keys.push_back(kDecoderWeight);
   if (name == kModernEmbeddings) keys.push_back(kModernDecoderWeight);
@@ -201,7 +194,7 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
   };
   for (const auto& t : file.tensors()) {
     if (used.count(t.name)) continue;
-    if (ends_with(t.name, "embeddings.position_ids")) continue;  // an old buffer, not a weight
+    if (t.name.ends_with("embeddings.position_ids")) continue;  // an old buffer, not a weight
     if (t.name == kDecoderWeight && loaded(kWordEmbeddings)) {
       if (loaded(kMlmBias)) {  // a tied MLM model (a classifier has no decoder)
         check_decoder_is_tied(file, path, kWordEmbeddings, kDecoderWeight);

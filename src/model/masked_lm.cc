@@ -5,18 +5,9 @@
 #include <ATen/ATen.h>
 
 #include "common/error.h"
+#include "model/ops.h"
 
 namespace bertpt::model {
-
-namespace {
-
-// The dtype the loss runs in: fp32 for bf16 logits (autocast), else the logits' own (an fp64 model,
-// used by the tests, stays fp64).
-at::ScalarType accumulate_type(const at::Tensor& t) {
-  return t.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-}
-
-}  // namespace
 
 MlmOutput MaskedLanguageModel::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                                        const at::Tensor& token_type_ids, const at::Tensor& labels, MlmHead head,
@@ -37,7 +28,7 @@ MlmOutput MaskedLanguageModel::forward(const at::Tensor& input_ids, const at::Te
     at::Tensor logits = predict(rows);                                                           // [M, V]
     // One fp32 copy serves the loss and the accuracy (argmax over fp32 is ~5x faster than over bf16
     // on CPU, and upcasting keeps the order, so the argmax is the same).
-    at::Tensor logits32 = logits.to(accumulate_type(logits));
+    at::Tensor logits32 = logits.to(ops::accumulate_type(logits));
     out.loss_sum = at::cross_entropy_loss(logits32, target, {}, at::Reduction::Sum);
     out.num_masked = idx.size(0);
     out.num_correct = logits32.detach().argmax(-1).eq(target).sum();
@@ -45,7 +36,7 @@ MlmOutput MaskedLanguageModel::forward(const at::Tensor& input_ids, const at::Te
     at::Tensor logits = predict(hidden);  // [B, T, V]
     at::Tensor flat = logits.reshape({-1, V});
     at::Tensor valid = flat_labels.ne(-100);
-    at::Tensor flat32 = flat.to(accumulate_type(flat));
+    at::Tensor flat32 = flat.to(ops::accumulate_type(flat));
     out.loss_sum = at::cross_entropy_loss(flat32, flat_labels, {}, at::Reduction::Sum, -100);
     out.num_masked = valid.sum().item<int64_t>();
     out.num_correct = flat32.detach().argmax(-1).eq(flat_labels).logical_and(valid).sum();

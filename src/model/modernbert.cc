@@ -44,10 +44,6 @@ at::Tensor rotate_half(const at::Tensor& x) {
   return at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // PyTorch's trunc_normal_ (inverse-CDF): N(0, std) restricted to [-cutoff·std, cutoff·std].
 void trunc_normal(at::Tensor& p, double std, double cutoff) {
   const double lo = std::erf(-cutoff / std::sqrt(2.0)), hi = std::erf(cutoff / std::sqrt(2.0));
@@ -243,11 +239,11 @@ void init_modernbert_weights(torch::nn::Module& model, const BertConfig& config)
   for (auto& item : model.named_parameters(/*recurse=*/true)) {
     const std::string& name = item.key();
     at::Tensor& p = item.value();
-    if (ends_with(name, ".bias")) {
+    if (name.ends_with(".bias")) {
       p.zero_();
-    } else if (ends_with(name, "norm.weight")) {
+    } else if (name.ends_with("norm.weight")) {
       p.fill_(1.0);
-    } else if (ends_with(name, "attn.Wo.weight") || ends_with(name, "mlp.Wo.weight") || name == "head.dense.weight" ||
+    } else if (name.ends_with("attn.Wo.weight") || name.ends_with("mlp.Wo.weight") || name == "head.dense.weight" ||
                name == "decoder.weight") {
       trunc_normal(p, out_std, cutoff);
     } else if (name == "classifier.weight") {

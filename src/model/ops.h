@@ -24,6 +24,12 @@ namespace bertpt::model::ops {
 // input's own dtype (fp32 master weights get fp32 gradients), the weight gradient contiguous.
 at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
 
+// The dtype softmax and the loss run in: fp32 for bf16/fp16 activations (autocast), else the
+// activations' own (so an fp64 model, used by the tests, stays fp64 end to end).
+inline at::ScalarType accumulate_type(const at::Tensor& t) {
+  return t.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+}
+
 // LayerNorm over the last dimension, in the dtype of its (fp32 master) weights; `bias` may be
 // undefined (ModernBERT's norms have none). In the encoders the input is already fp32 (the residual
 // stream: fp32 + bf16 promotes to fp32); in the MLM heads it is a bf16 GEMM output under autocast,
