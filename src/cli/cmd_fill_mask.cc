@@ -50,7 +50,7 @@ void add_fill_mask_command(CLI::App& app) {
     nlohmann::json out = nlohmann::json::array();
     for (size_t i = 0; i < texts.size(); ++i) {
       const std::string& text = texts[i];
-      mlm::FillMaskResult r = masker.run(text, o->top_k);
+      mlm::FillMaskResult r = masker.run(text, o->top_k, /*with_logits=*/!o->save_logits.empty());
       if (!o->save_logits.empty()) {
         const int64_t rows = int64_t(r.logits.size()) / r.vocab_size;
         io::write_npy_float32(o->save_logits + "/logits-" + std::to_string(i) + ".npy", {rows, r.vocab_size},

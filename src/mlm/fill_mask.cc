@@ -51,7 +51,7 @@ FillMasker::FillMasker(const std::string& model_dir, const std::string& tokenize
 
 FillMasker::~FillMasker() = default;
 
-FillMaskResult FillMasker::run(const std::string& text, int top_k) const {
+FillMaskResult FillMasker::run(const std::string& text, int top_k, bool with_logits) const {
   const tokenizer::Tokenizer& tok = *impl_->tok;
   const int64_t mask_id = tok.special_ids().mask;
   std::vector<uint32_t> ids;
@@ -74,9 +74,11 @@ FillMaskResult FillMasker::run(const std::string& text, int top_k) const {
   std::vector<int64_t> ids64(ids.begin(), ids.end());
   at::Tensor input = at::tensor(ids64, at::kLong).unsqueeze(0).to(impl_->device);  // [1, T]
   at::Tensor logits = impl_->model->logits(input);                                 // [1, T, V]
-  at::Tensor all = logits[0].to(at::kFloat).cpu().contiguous();                    // [T, V]
-  r.logits.assign(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
   r.vocab_size = config.vocab_size;
+  if (with_logits) {
+    at::Tensor all = logits[0].to(at::kFloat).cpu().contiguous();  // [T, V]
+    r.logits.assign(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
+  }
   const int k = std::max(1, std::min<int>(top_k, int(config.vocab_size)));
   // As the fill-mask pipeline: with one mask the sequence is plain text; with several, the special
   // tokens stay so the other [MASK]s remain visible.

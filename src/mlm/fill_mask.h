@@ -23,7 +23,8 @@ struct FillMaskResult {
   std::string text;
   std::vector<int64_t> mask_positions;                       // token positions of the [MASK]s
   std::vector<std::vector<FillMaskPrediction>> predictions;  // per [MASK], best first
-  std::vector<float> logits;  // [T, V] row-major: every position's logits (transformers' model(...).logits[0])
+  std::vector<float> logits;  // [T, V] row-major: every position's logits (transformers' model(...).logits[0]),
+                              // only when run() was asked for them
   int64_t vocab_size = 0;     // V
 };
 
@@ -34,7 +35,8 @@ class FillMasker {
   FillMasker(const std::string& model_dir, const std::string& tokenizer_dir, const std::string& device);
   ~FillMasker();
   // BadInput when `text` has no [MASK] token or is longer than max_position_embeddings.
-  FillMaskResult run(const std::string& text, int top_k) const;
+  // `with_logits`: also fill FillMaskResult::logits (a [T, V] copy; fill-mask --save-logits).
+  FillMaskResult run(const std::string& text, int top_k, bool with_logits = false) const;
 
  private:
   struct Impl;
