@@ -14,9 +14,8 @@ io::Manifest read_dataset_manifest(const std::string& dir) {
   if (!std::filesystem::exists(io::manifest_path(dir), ec)) {
     const std::vector<uint32_t> lengths = lengths_in(dir);
     if (!lengths.empty()) {
-      std::string names;
-      for (uint32_t len : lengths) names += (names.empty() ? "" : ", ") + length_dir_name(len);
-      throw BadInput(dir + " holds datasets of several lengths (" + names + "), each with its own manifest",
+      throw BadInput(dir + " holds datasets of several lengths (" + length_dir_names(lengths) +
+                         "), each with its own manifest",
                      "pass one of them, e.g. " + length_dir(dir, lengths.back()));
     }
   }

@@ -128,4 +128,10 @@ std::vector<uint32_t> lengths_in(const std::string& data) {
   return lengths;
 }
 
+std::string length_dir_names(const std::vector<uint32_t>& lengths) {
+  std::string names;
+  for (uint32_t len : lengths) names += (names.empty() ? "" : ", ") + length_dir_name(len);
+  return names;
+}
+
 }  // namespace bertpt::data

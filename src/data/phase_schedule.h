@@ -42,5 +42,7 @@ std::string length_dir_name(uint32_t seq_len);
 std::string length_dir(const std::string& data, uint32_t seq_len);
 // The lengths DATA holds as DATA/seq-LEN folders with a manifest, ascending (empty for a plain dataset).
 std::vector<uint32_t> lengths_in(const std::string& data);
+// "seq-128, seq-512": the folder names of `lengths`, for messages.
+std::string length_dir_names(const std::vector<uint32_t>& lengths);
 
 }  // namespace bertpt::data

@@ -136,9 +136,7 @@ std::shared_ptr<const data::Dataset> open_train_split(const std::string& dir, bo
   const std::vector<uint32_t> lengths = fs::exists(fs::path(dir) / "manifest.json", ec) ? std::vector<uint32_t>{}
                                                                                         : data::lengths_in(dir);
   if (!lengths.empty()) {
-    std::string names;
-    for (uint32_t len : lengths) names += (names.empty() ? "" : ", ") + data::length_dir_name(len);
-    throw BadInput("--data " + dir + " holds datasets of several lengths (" + names + ")",
+    throw BadInput("--data " + dir + " holds datasets of several lengths (" + data::length_dir_names(lengths) + ")",
                    "train on them in phases with --phase-schedule " + std::to_string(lengths.front()) + ":0.9," +
                        std::to_string(lengths.back()) + ":0.1, or on one with --data " +
                        data::length_dir(dir, lengths.front()));
