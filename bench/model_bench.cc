@@ -4,7 +4,11 @@
 //   model_bench [--model bert-base] [--batch 16] [--seq 128] [--precision bf16|fp32]
 //               [--steps 5] [--warmup 1] [--threads N (default: all available CPUs)] [--head sparse|dense]
 //               [--optimizer]
-//               [--attention auto|fused|explicit] [--no-dropout] [--padding F] [--json] [--profile trace.json]
+//               [--attention auto|fused|explicit] [--no-dropout] [--padding F] [--padded-attention]
+//               [--json] [--profile trace.json]
+//
+// --padded-attention: ModernBERT's attention over a padded batch on the [B, T] layout under the mask
+// instead of variable-length (ModernBertModelImpl::varlen_attention).
 //
 // Model FLOPs follow docs/training.md ("MFU"): 6 · N_matmul · tokens + 12 · L · H · S · tokens, where the
 // encoder's N_matmul = L · (4H² + 2HI) counts at every token and the MLM head's (H² + V·H) only at
@@ -27,6 +31,7 @@
 
 #include "model/architecture.h"
 #include "model/cpu_runtime.h"
+#include "model/modernbert.h"
 #include "model/torch_compat.h"
 
 using namespace bertpt;
@@ -76,7 +81,7 @@ int main(int argc, char** argv) {
   std::string model_name = "bert-base", precision = "bf16", head = "sparse", attention = "auto", profile;
   int64_t batch = 16, seq = 128;
   int steps = 5, warmup = 1, threads = 0;
-  bool json = false, optimizer = false, no_dropout = false;
+  bool json = false, optimizer = false, no_dropout = false, padded_attention = false;
   double padding = 0.0;  // --padding F: row r is padded over its last F·r/(B-1) of positions (mean F/2)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -99,6 +104,7 @@ int main(int argc, char** argv) {
     else if (a == "--optimizer") optimizer = true;
     else if (a == "--no-dropout") no_dropout = true;
     else if (a == "--padding") padding = std::stod(next());
+    else if (a == "--padded-attention") padded_attention = true;
     else if (a == "--json") json = true;
     else if (a == "--profile") profile = next();
     else {
@@ -118,6 +124,9 @@ int main(int argc, char** argv) {
   net->set_attention_kernel(attention == "fused"      ? model::AttentionKernel::Fused
                             : attention == "explicit" ? model::AttentionKernel::Explicit
                                                       : model::AttentionKernel::Auto);
+  if (auto modern = std::dynamic_pointer_cast<model::ModernBertForMaskedLMImpl>(net)) {
+    modern->model->varlen_attention = !padded_attention;
+  }
   const model::MlmHead mlm_head = head == "dense" ? model::MlmHead::Dense : model::MlmHead::Sparse;
   std::unique_ptr<torch::optim::AdamW> opt;
   if (optimizer) opt = std::make_unique<torch::optim::AdamW>(net->parameters(), torch::optim::AdamWOptions(5e-5));

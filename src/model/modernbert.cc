@@ -103,19 +103,51 @@ at::Tensor TokenLayout::to_tokens(const at::Tensor& batch) const {
   return batch.reshape({B * T, batch.size(-1)}).index_select(0, index);
 }
 
-at::Tensor ModernBertModelImpl::attention(const Layer& layer, const at::Tensor& x, const TokenLayout& layout,
-                                          const at::Tensor& mask, const at::Tensor& cos, const at::Tensor& sin) {
+TokenLayout token_layout(const at::Tensor& attention_mask, int64_t B, int64_t T, int64_t half_window, bool pack) {
+  TokenLayout layout{B, T, {}, {}, {}};
+  if (!attention_mask.defined()) return layout;
+  const at::Tensor keep = attention_mask.to(at::kCPU, at::kBool).contiguous();  // [B, T] on the host
+  const bool* k = keep.data_ptr<bool>();
+  std::vector<int64_t> index, lengths;
+  bool one_run_each = true;
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t first = -1, last = -1, count = 0;
+    for (int64_t t = 0; t < T; ++t) {
+      if (!k[b * T + t]) continue;
+      index.push_back(b * T + t);
+      if (first < 0) first = t;
+      last = t, ++count;
+    }
+    one_run_each = one_run_each && last - first + 1 == count;
+    lengths.push_back(count);
+  }
+  if (int64_t(index.size()) == B * T) return layout;  // nothing padded
+  const c10::Device device = attention_mask.device();
+  layout.index = at::tensor(index, at::kLong).to(device);
+  layout.positions = layout.index.remainder(T);
+  if (pack && one_run_each) layout.rows = pack_sequences(lengths, half_window, device);
+  return layout;
+}
+
+at::Tensor ModernBertModelImpl::attention(const Layer& layer, const at::Tensor& x, const AttentionContext& ctx) {
+  const TokenLayout& layout = ctx.layout;
   const int64_t B = layout.B, T = layout.T, H = config_.hidden_size;
   const int64_t nh = config_.num_attention_heads, hd = config_.head_dim();
   const double p = is_training() ? config_.modern.attention_dropout : 0.0;
-  at::Tensor qkv = layout
-                       .to_batch(ops::linear(x, layer.wqkv, layer.wqkv_bias))  // [B, T, 3H]
-                       .view({B, T, 3, nh, hd})
-                       .permute({2, 0, 3, 1, 4});  // [3, B, nh, T, hd]
-  at::Tensor q = apply_rotary(qkv[0], cos, sin), k = apply_rotary(qkv[1], cos, sin);
-  at::Tensor ctx = attend(q, k, qkv[2], mask, p, attention_kernel);  // [B, nh, T, hd]
-  at::Tensor out = ops::linear(layout.to_tokens(ctx.transpose(1, 2).reshape({B, T, H})), layer.wo, layer.wo_bias);
-  return ops::dropout(out, p, p > 0.0);
+  at::Tensor qkv = ops::linear(x, layer.wqkv, layer.wqkv_bias);  // [B, T, 3H] or [N, 3H]
+  at::Tensor out;
+  if (layout.packed()) {
+    qkv = qkv.view({-1, 3, nh, hd});  // [N, 3, nh, hd]
+    at::Tensor q = apply_rotary(qkv.select(1, 0), ctx.cos, ctx.sin), k = apply_rotary(qkv.select(1, 1), ctx.cos, ctx.sin);
+    at::Tensor a = attend_packed(q, k, qkv.select(1, 2), layout.rows, ctx.windowed, p, attention_kernel);
+    out = a.reshape({-1, H});  // [N, H]
+  } else {
+    qkv = layout.to_batch(qkv).view({B, T, 3, nh, hd}).permute({2, 0, 3, 1, 4});  // [3, B, nh, T, hd]
+    at::Tensor q = apply_rotary(qkv[0], ctx.cos, ctx.sin), k = apply_rotary(qkv[1], ctx.cos, ctx.sin);
+    at::Tensor a = attend(q, k, qkv[2], ctx.mask, p, attention_kernel);  // [B, nh, T, hd]
+    out = layout.to_tokens(a.transpose(1, 2).reshape({B, T, H}));
+  }
+  return ops::dropout(ops::linear(out, layer.wo, layer.wo_bias), p, p > 0.0);
 }
 
 at::Tensor ModernBertModelImpl::mlp(const Layer& layer, const at::Tensor& x) {
@@ -138,18 +170,21 @@ at::Tensor ModernBertModelImpl::forward(const at::Tensor& input_ids, const at::T
   }
   const ModernBertFields& m = config_.modern;
   const c10::Device device = input_ids.device();
-  at::Tensor padding;  // [B, 1, 1, T] or undefined
-  if (attention_mask.defined()) padding = additive_attention_mask(attention_mask);
-  // A window that covers the whole sequence masks nothing beyond the padding.
+  // With padding, the residual stream holds the attended tokens only.
   const int64_t half_window = m.local_attention / 2;
-  const at::Tensor local_mask = T - 1 <= half_window ? padding : sliding_window_mask(T, half_window, padding, device);
-  const auto global_rope = rotary_cos_sin(T, config_.head_dim(), m.global_rope_theta, device);
-  const auto local_rope = rotary_cos_sin(T, config_.head_dim(), m.local_rope_theta, device);
-
-  // With padding, the residual stream holds the attended tokens only (a host sync to count them).
-  TokenLayout layout{input_ids.size(0), T, {}};
-  if (attention_mask.defined() && attention_mask.eq(0).any().item<bool>()) {
-    layout.index = at::nonzero(attention_mask.reshape({-1}).ne(0)).squeeze(1);  // [N]
+  const TokenLayout layout = token_layout(attention_mask, input_ids.size(0), T, half_window, varlen_attention);
+  AttentionContext global{layout, {}, false, {}, {}}, local{layout, {}, true, {}, {}};
+  std::tie(global.cos, global.sin) = rotary_cos_sin(T, config_.head_dim(), m.global_rope_theta, device);
+  std::tie(local.cos, local.sin) = rotary_cos_sin(T, config_.head_dim(), m.local_rope_theta, device);
+  if (layout.packed()) {  // each token's rotation, [N, 1, hd]
+    for (AttentionContext* c : {&global, &local}) {
+      c->cos = c->cos.index_select(0, layout.positions).unsqueeze(1);
+      c->sin = c->sin.index_select(0, layout.positions).unsqueeze(1);
+    }
+  } else {
+    if (attention_mask.defined()) global.mask = additive_attention_mask(attention_mask);  // [B, 1, 1, T]
+    // A window that covers the whole sequence masks nothing beyond the padding.
+    local.mask = T - 1 <= half_window ? global.mask : sliding_window_mask(T, half_window, global.mask, device);
   }
   // padding_idx keeps the pad row's gradient at zero, like nn.Embedding(padding_idx=pad).
   const bool sparse = sparse_word_gradient && device.is_cpu();
@@ -158,11 +193,9 @@ at::Tensor ModernBertModelImpl::forward(const at::Tensor& input_ids, const at::T
   x = ops::dropout(norm(x, embedding_norm, embedding_norm_bias, config_), m.embedding_dropout, is_training());
   for (size_t i = 0; i < layers.size(); ++i) {
     const Layer& layer = layers[i];
-    const bool global = m.is_global_layer(int64_t(i));
-    const auto& [cos, sin] = global ? global_rope : local_rope;
     at::Tensor a = layer.attn_norm.defined() ? norm(x, layer.attn_norm, layer.attn_norm_bias, config_) : x;
     // Under autocast the projections are bf16; adding them to the fp32 residual keeps it fp32.
-    x = x + attention(layer, a, layout, global ? padding : local_mask, cos, sin);
+    x = x + attention(layer, a, m.is_global_layer(int64_t(i)) ? global : local);
     x = x + mlp(layer, norm(x, layer.mlp_norm, layer.mlp_norm_bias, config_));
   }
   return layout.to_batch(norm(x, final_norm, final_norm_bias, config_));  // zeros at the padding

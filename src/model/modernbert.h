@@ -19,10 +19,12 @@
 //
 // Attention runs through attend() (attention.h): SDPA where fused, else the explicit kernel. A padded
 // batch is unpadded, ModernBERT's own recipe: the embeddings, every projection and the MLP run on the
-// N attended tokens only ([N, H]), so padding costs them nothing; attention itself runs on the [B, T]
-// layout under the padding mask (LibTorch has no variable-length attention kernel on CPU). The hidden
-// states at padding positions come back as zeros (transformers 5 computes them on the pad tokens; no
-// output of a task reads them).
+// N attended tokens only ([N, H]), so padding costs them nothing. When each row's attended tokens are
+// one run (right or left padding), attention is variable-length too (attend_packed: CUDA's flash
+// varlen kernel in bf16, else one attend() per row on its own length); a mask with holes runs
+// attention on the [B, T] layout under the mask. Either way the rotary position of a token is its
+// column, as in transformers. The hidden states at padding positions come back as zeros
+// (transformers 5 computes them on the pad tokens; no output of a task reads them).
 //
 // Shape legend: B batch, T sequence length, H hidden size, nh heads, hd = H / nh, I intermediate size,
 // V vocabulary.
@@ -49,10 +51,19 @@ at::Tensor apply_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Te
 // positions b·T + t of the attended ones, and the residual stream then holds only those ([N, C]).
 struct TokenLayout {
   int64_t B = 0, T = 0;
-  at::Tensor index;                                     // [N] int64
+  at::Tensor index;      // [N] int64
+  at::Tensor positions;  // [N] int64: each attended token's column t (its rotary position); with index
+  // The rows' attended tokens as packed sequences (one per row, in order), when every row's are one
+  // run of columns; else no sequences (attention on the [B, T] layout).
+  PackedSequences rows;
+  bool packed() const { return rows.count() > 0; }
   at::Tensor to_batch(const at::Tensor& tokens) const;  // [N, C] -> [B, T, C], zeros at the padding
   at::Tensor to_tokens(const at::Tensor& batch) const;  // [B, T, C] -> [N, C]
 };
+// The layout of a [B, T] batch under `attention_mask` ([B, T], 1 = attend, or undefined: no padding).
+// `pack` allows packed sequences (their sliding window: half_window). Copies the mask to the host (a
+// sync) when it is defined.
+TokenLayout token_layout(const at::Tensor& attention_mask, int64_t B, int64_t T, int64_t half_window, bool pack);
 
 // The encoder ("model.*" in every ModernBertFor* model).
 class ModernBertModelImpl : public torch::nn::Module {
@@ -64,6 +75,9 @@ class ModernBertModelImpl : public torch::nn::Module {
 
   const BertConfig& config() const { return config_; }
   AttentionKernel attention_kernel = AttentionKernel::Auto;
+  // Variable-length attention for a padded batch (TokenLayout::rows); false keeps the [B, T] layout
+  // under the mask (the comparison in bench/model_bench.cc and the tests).
+  bool varlen_attention = true;
   // As BertEmbeddings::sparse_word_gradient (bert.h): only with a tied decoder.
   bool sparse_word_gradient = false;
 
@@ -82,9 +96,15 @@ class ModernBertModelImpl : public torch::nn::Module {
   at::Tensor final_norm, final_norm_bias;
 
  private:
+  // The attention sublayer's inputs besides the layer and x.
+  struct AttentionContext {
+    const TokenLayout& layout;
+    at::Tensor mask;      // additive, on the [B, T] layout; undefined for packed attention or none
+    bool windowed;        // packed attention in the sliding window (else the whole sequence)
+    at::Tensor cos, sin;  // [T, hd], or [N, 1, hd] (each token's position) for packed attention
+  };
   // x: [B, T, H], or [N, H] when `layout` is unpadded.
-  at::Tensor attention(const Layer& layer, const at::Tensor& x, const TokenLayout& layout, const at::Tensor& mask,
-                       const at::Tensor& cos, const at::Tensor& sin);
+  at::Tensor attention(const Layer& layer, const at::Tensor& x, const AttentionContext& ctx);
   at::Tensor mlp(const Layer& layer, const at::Tensor& x);
   BertConfig config_;
 };

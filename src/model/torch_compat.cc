@@ -3,11 +3,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
 
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
 #include <ATen/autocast_mode.h>
 #include <ATen/detail/CUDAHooksInterface.h>
+#include <ATen/ops/_flash_attention_forward.h>
 #include <ATen/ops/scaled_dot_product_attention.h>
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
@@ -83,6 +85,41 @@ at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k
   // The kernels want the mask in the dtype of q (under autocast q is bf16, the mask fp32).
   if (additive_mask.defined()) mask = additive_mask.to(q.scalar_type());
   return at::scaled_dot_product_attention(q, k, v, mask, dropout_p, /*is_causal=*/false);
+}
+
+// The window arguments of at::_flash_attention_forward came with LibTorch 2.6; 2.13 and 2.14 (the
+// pinned wheels, requirements/) have them.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 6)
+#define BERTPT_FLASH_WINDOW 1
+#else
+#define BERTPT_FLASH_WINDOW 0
+#endif
+
+bool has_flash_varlen(const at::Tensor& q, bool windowed) {
+  if (!q.is_cuda() || q.dim() != 3) return false;
+  if (q.scalar_type() != at::kBFloat16 && q.scalar_type() != at::kHalf) return false;
+  const int64_t hd = q.size(-1);
+  return hd % 8 == 0 && hd <= 256 && (!windowed || BERTPT_FLASH_WINDOW);
+}
+
+at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                  const at::Tensor& cu_seqlens, int64_t max_length, int64_t half_window,
+                                  double dropout_p) {
+  // The kernel reads rows with unit stride in the last dimension only; k and v may be views of a
+  // packed qkv projection.
+  const at::Tensor kc = k.contiguous(), vc = v.contiguous();
+#if BERTPT_FLASH_WINDOW
+  std::optional<int64_t> window;
+  if (half_window >= 0) window = half_window;
+  auto out = at::_flash_attention_forward(q.contiguous(), kc, vc, cu_seqlens, cu_seqlens, max_length, max_length,
+                                          dropout_p, /*is_causal=*/false, /*return_debug_mask=*/false,
+                                          /*scale=*/std::optional<double>(), window, window);
+#else
+  (void)half_window;  // has_flash_varlen refuses windows here
+  auto out = at::_flash_attention_forward(q.contiguous(), kc, vc, cu_seqlens, cu_seqlens, max_length, max_length,
+                                          dropout_p, /*is_causal=*/false, /*return_debug_mask=*/false);
+#endif
+  return std::get<0>(out);
 }
 
 namespace {

@@ -62,6 +62,20 @@ bool has_fused_sdpa(c10::DeviceType device_type);
 at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                         const at::Tensor& additive_mask, double dropout_p);
 
+// Whether flash_attention_varlen can take q ([N, nh, hd]): a CUDA tensor in bf16 or fp16, hd a
+// multiple of 8 up to 256 (the flash kernel's limits), a LibTorch that has the kernel's window
+// arguments when `windowed`.
+bool has_flash_varlen(const at::Tensor& q, bool windowed);
+
+// LibTorch's variable-length flash-attention kernel (at::_flash_attention_forward, with its autograd
+// backward): q, k, v [N, nh, hd] hold sequences packed back to back, sequence s at rows
+// cu_seqlens[s] .. cu_seqlens[s + 1] - 1 (int32 [S + 1] on q's device), none longer than max_length.
+// Bidirectional, scale 1/sqrt(hd), dropout `dropout_p` on the probabilities; half_window >= 0 limits
+// row i to keys |i - j| <= half_window within its sequence. Returns [N, nh, hd].
+at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                  const at::Tensor& cu_seqlens, int64_t max_length, int64_t half_window,
+                                  double dropout_p);
+
 // Makes LibTorch allocate every new CPU tensor of at least `min_bytes` with `allocate` (smaller ones:
 // 64-byte aligned malloc, as LibTorch's default does). One deleter serves both, as LibTorch's raw
 // allocation API requires: `release` returns false for a pointer that is not its own, which then

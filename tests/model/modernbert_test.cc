@@ -9,6 +9,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
+#include <cstdlib>
 #include <set>
 
 #include "common/error.h"
@@ -16,6 +17,7 @@
 #include "engine/adamw.h"
 #include "model/architecture.h"
 #include "model/checkpoint.h"
+#include "model/torch_compat.h"
 #include "perf/flops.h"
 
 namespace bertpt::model {
@@ -36,6 +38,13 @@ BertConfig tiny_config(int64_t layers = 4, int64_t local_attention = 4) {
   for (int64_t i = 0; i < layers; ++i)
     c.modern.layer_types.push_back(i % 3 == 0 ? "full_attention" : "sliding_attention");
   return c;
+}
+
+// The device of the tests that also run on a GPU: $BERTPT_TEST_DEVICE ("cuda" from scripts/gpu-check),
+// else the CPU.
+c10::Device test_device() {
+  const char* d = std::getenv("BERTPT_TEST_DEVICE");
+  return c10::Device(d != nullptr && *d != '\0' ? d : "cpu");
 }
 
 std::set<std::string> names_of(const torch::nn::Module& m) {
@@ -166,6 +175,62 @@ TEST(ModernBert, PaddedBatchEqualsEachSequenceAlone) {
   at::NoGradGuard no_grad;
   at::Tensor hidden = model->model->forward(ids, mask);  // [2, 11, H]
   EXPECT_EQ(hidden[1].narrow(0, 6, 5).abs().max().item<double>(), 0.0);
+}
+
+// Variable-length attention (packed rows; CUDA: the flash varlen kernel under bf16 autocast) equals
+// attention on the [B, T] layout under the mask: right- and left-padded rows, a row of one token, the
+// sliding window shorter than most rows. A row with a hole in its mask keeps the [B, T] layout.
+TEST(ModernBert, VarlenAttentionEqualsPaddedAttention) {
+  const c10::Device device = test_device();
+  const bool bf16 = device.is_cuda();
+  at::manual_seed(7);
+  ModernBertForMaskedLM model(tiny_config(4, 4));
+  model->to(device);
+  model->train();  // the tiny config has no dropout
+  const int64_t B = 6, T = 14;
+  at::Tensor ids = at::randint(5, 50, {B, T}, at::kLong);
+  at::Tensor mask = at::zeros({B, T}, at::kLong);
+  const int64_t runs[B][2] = {{0, 14}, {0, 9}, {0, 3}, {3, 14}, {0, 1}, {5, 12}};  // [first, end) per row
+  for (int64_t b = 0; b < B; ++b) mask[b].narrow(0, runs[b][0], runs[b][1] - runs[b][0]).fill_(1);
+  at::Tensor labels = at::where(at::rand({B, T}).lt(0.5).logical_and(mask.eq(1)), ids, at::full_like(ids, -100));
+  ids = ids.to(device), mask = mask.to(device), labels = labels.to(device);
+  EXPECT_TRUE(token_layout(mask, B, T, 2, true).packed());
+
+  struct Result {
+    at::Tensor hidden;
+    double loss = 0;
+    std::vector<at::Tensor> grads;
+  };
+  auto run = [&](bool varlen) {
+    model->model->varlen_attention = varlen;
+    for (auto& p : model->parameters()) p.mutable_grad() = at::Tensor();
+    Result r;
+    MlmOutput out;
+    {
+      torch_compat::AutocastGuard autocast(device.type(), at::kBFloat16, bf16);
+      out = model->forward(ids, mask, {}, labels);
+      r.hidden = model->model->forward(ids, mask).detach().to(at::kFloat).cpu();
+    }
+    r.loss = out.loss_sum.item<double>();
+    out.loss_sum.backward();
+    for (auto& p : model->parameters()) r.grads.push_back(p.grad().to_dense().to(at::kFloat).cpu());
+    return r;
+  };
+  const Result varlen = run(true), padded = run(false);
+  const double tol = bf16 ? 3e-2 : 1e-5;
+  EXPECT_NEAR(varlen.loss, padded.loss, tol * std::abs(padded.loss));
+  at::Tensor keep = mask.cpu().unsqueeze(-1);
+  EXPECT_TRUE(at::allclose(varlen.hidden * keep, padded.hidden * keep, tol, tol));
+  for (size_t i = 0; i < varlen.grads.size(); ++i) {
+    const double err = (varlen.grads[i] - padded.grads[i]).norm().item<double>();
+    EXPECT_LE(err, tol * padded.grads[i].norm().item<double>() + 1e-7) << "parameter " << i;
+  }
+  if (device.is_cuda()) {  // the kernel the packed path took
+    EXPECT_TRUE(torch_compat::has_flash_varlen(at::zeros({4, 2, 8}, at::TensorOptions(device).dtype(at::kBFloat16)), true));
+  }
+  mask[1][4] = 0;  // a hole: not one run of columns
+  EXPECT_FALSE(token_layout(mask, B, T, 2, true).packed());
+  EXPECT_TRUE(token_layout(mask, B, T, 2, true).index.defined());
 }
 
 TEST(ModernBert, ConfigReadsBothSpellingsAndRoundTrips) {
