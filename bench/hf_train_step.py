@@ -81,6 +81,8 @@ def parse_args(argv=None):
                    help="bf16: torch.autocast(bfloat16) over fp32 weights; fp32: no autocast")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (torch.set_num_threads); default: torch's")
     p.add_argument("--mlm-probability", type=float, default=0.15)
+    p.add_argument("--padding", type=float, default=0.0,
+                   help="padded batches, bertpt bench's rule: row r of B ends in floor(F*T*r/(B-1)) pad tokens")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--attn-implementation", default="sdpa", help="sdpa (default, the guide's) or eager")
     p.add_argument("--peak-tflops", type=float, default=None,
@@ -143,7 +145,12 @@ def make_tokenizer(vocab_size, tmpdir):
         from transformers import BertTokenizerFast as Tok
     except ImportError:  # a transformers without the Fast alias
         from transformers import BertTokenizer as Tok
-    tok = Tok(vocab_file=path, do_lower_case=False)
+    import inspect
+    if "vocab" in inspect.signature(Tok.__init__).parameters:  # transformers 5: vocab= (a dict), no vocab_file
+        with open(path) as f:
+            tok = Tok(vocab={line.rstrip("\n"): i for i, line in enumerate(f)}, do_lower_case=False)
+    else:
+        tok = Tok(vocab_file=path, do_lower_case=False)
     ids = tok.convert_tokens_to_ids(SPECIAL_TOKENS)
     if ids != list(range(FIRST_ORDINARY_ID)) or len(tok) != vocab_size or tok.mask_token_id != MASK_ID:
         raise RuntimeError(f"tokenizer built with special ids {ids} and {len(tok)} tokens, want 0..4 and {vocab_size}")
@@ -197,6 +204,18 @@ def make_batches(n, batch, seq_len, vocab_size, mlm_probability):
         return out, "transformers.DataCollatorForLanguageModeling"
     print(f"{PROG}: DataCollatorForLanguageModeling unusable ({why}); using the same rules in torch", file=sys.stderr)
     return out, "torch (DataCollatorForLanguageModeling's rules)"
+
+
+def pad_tails(b, padding):
+    """bertpt bench --padding's rule (src/mlm/bench.cc): row r of B ends in int(padding*T*r/(B-1)) pad
+    tokens (id 0), unattended and unlabelled."""
+    rows, seq_len = b["input_ids"].shape
+    for r in range(rows):
+        pad = int(padding * seq_len * r / max(rows - 1, 1))
+        if pad:
+            b["input_ids"][r, seq_len - pad:] = 0
+            b["attention_mask"][r, seq_len - pad:] = 0
+            b["labels"][r, seq_len - pad:] = -100
 
 
 def trainer_param_groups(model, weight_decay):
@@ -274,6 +293,10 @@ def main(argv=None):
 
     total = a.warmup_steps + a.steps
     batches, collator_name = make_batches(total, a.batch_size, a.seq_len, config.vocab_size, a.mlm_probability)
+    if not 0 <= a.padding < 1:
+        die(f"--padding {a.padding} is outside [0, 1)")
+    for b in batches:
+        pad_tails(b, a.padding)
     batches = [{k: v.to(device, non_blocking=False) for k, v in b.items()} for b in batches]
     masked_per_step = statistics.mean(float((b["labels"] != -100).sum()) for b in batches)
 
@@ -348,6 +371,7 @@ def main(argv=None):
         "optimizer": opt_kind,
         "mlm_collator": collator_name,
         "masked_per_step": masked_per_step,
+        "padding": a.padding,
         "timing": "median of per-step CUDA event times" if cuda else "median of per-step wall times",
         "step_time_sec": step_time,
         "step_time_min_sec": min(times),

@@ -48,7 +48,7 @@ def main():
     ap.add_argument("pairs", nargs="+", help="BERTPT_JSON:HF_JSON")
     a = ap.parse_args()
 
-    lines, versions = [], set()
+    lines, versions, paddings = [], set(), set()
     for pair in a.pairs:
         bp, hp = pair.split(":", 1)
         bj, hj = load(bp), load(hp)
@@ -56,10 +56,15 @@ def main():
         h = hf_row(hj, b["peak"])
         if (b["seq_len"], b["batch"]) != (h["seq_len"], h["batch"]):
             raise SystemExit(f"side_by_side.py: {pair} compares different shapes: {b} vs {h}")
+        if bj.get("padding", 0) != hj.get("padding", 0):
+            raise SystemExit(f"side_by_side.py: {pair} compares different padding: {bj.get('padding')} vs {hj.get('padding')}")
+        paddings.add(bj.get("padding", 0))
         versions.add(f"transformers {hj['transformers']}, torch {hj['torch']}, {hj['attn_implementation']} attention, "
                      f"{hj['optimizer']} AdamW, {hj['precision']}")
         device = hj.get("device_name", "")
         model = os.path.basename(hj.get("config", "")).removesuffix(".json")
+        if bj.get("padding", 0) > 0:
+            model += f", padding {bj['padding']:g}"
         lines.append(f"| {device} | {model} | {b['seq_len']} | {b['batch']} | {b['tokens_per_sec']:,.0f} | {h['tokens_per_sec']:,.0f} | "
                      f"**{b['tokens_per_sec'] / h['tokens_per_sec']:.2f}×** | {b['tflops']:.1f} | {h['tflops']:.1f} | "
                      f"{100 * b['mfu']:.1f}% | {100 * h['mfu']:.1f}% |")
@@ -76,6 +81,12 @@ def main():
             "device's dense bf16 peak (the table in src/perf/flops.cc; on a CPU, the GEMM rate bertpt bench "
             "measured). A ModernBERT's sliding-window layers are counted at about local_attention + 1 keys per "
             "query, whatever the implementation computes."]
+    padded = sorted(p for p in paddings if p > 0)
+    if padded:
+        out += ["", "Padded batches (`--padding " + ", ".join(f"{p:g}" for p in padded) + "`, the same rule on both "
+                "sides): row r of B ends in ⌊F·T·r/(B−1)⌋ pad tokens, F/2 of the positions on average, masked out. "
+                "Tokens/s and FLOPs count every position, padding included, on both sides: the columns compare step "
+                "times."]
     print("\n".join(out))
 
 

@@ -60,6 +60,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--vocab-size", o->bench.vocab_size, "Vocabulary of the synthetic data (presets)")
       ->capture_default_str();
   cmd->add_option("--data", o->bench.data, "A prepared dataset: real batches instead of synthetic ones");
+  cmd->add_option("--padding", o->bench.padding,
+                  "Padded batches: row r of B ends in floor(F*T*r/(B-1)) pad tokens (F/2 of positions on average)")
+      ->capture_default_str();
   cmd->add_option("--peak-tflops", o->bench.peak_tflops,
                   "Peak TFLOP/s for MFU (default: the GEMM rate measured now on CPU, the known peak of the GPU)");
   cmd->add_option("--out", o->out, "Also write the result as JSON to this file (input of bertpt cost --bench)");
@@ -70,9 +73,9 @@ void add_bench_command(CLI::App& app) {
     mlm::BenchOptions b = o->bench;
     b.seq_lens = parse_list(o->seq_lens, "--seq-len");
     b.batch_sizes = parse_list(o->batches, "--per-device-batch-size");
-    nlohmann::json what = {
-        {"model", b.model}, {"seq", b.seq_lens},        {"batch", b.batch_sizes}, {"precision", b.precision},
-        {"steps", b.steps}, {"warmup", b.warmup_steps}, {"data", b.data}};
+    nlohmann::json what = {{"model", b.model},         {"seq", b.seq_lens},   {"batch", b.batch_sizes},
+                           {"precision", b.precision}, {"steps", b.steps},    {"warmup", b.warmup_steps},
+                           {"data", b.data},           {"padding", b.padding}};
     auto collectives = distributed::join_process_group(o->dist.timeout_seconds, b.device, b.threads,
                                                        "the bench options", hash64(what.dump()));
     b.collectives = collectives.get();
@@ -87,6 +90,10 @@ void add_bench_command(CLI::App& app) {
     std::printf("%s, %s, %s x %d rank%s; peak %.1f GFLOP/s (%s)\n", b.model.c_str(), b.precision.c_str(),
                 b.device.c_str(), r.world_size, r.world_size > 1 ? "s" : "", r.peak_flops / 1e9, r.peak_source.c_str());
     std::printf("FLOPs per step: %s\n", r.flop_formula.c_str());
+    if (b.padding > 0) {
+      std::printf("padded batches (--padding %g): tokens/s and FLOPs count every position, padding included\n",
+                  b.padding);
+    }
     std::printf("%7s %6s %12s %18s %10s %12s %12s %7s\n", "seq_len", "batch", "step (s)", "min..max (s)", "seq/s",
                 "tokens/s", "GFLOP/s", "MFU");
     for (size_t i = 0; i < r.rows.size(); ++i) {

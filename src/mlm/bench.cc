@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <new>
 
 #include "common/error.h"
@@ -26,9 +27,10 @@ namespace bertpt::mlm {
 namespace {
 
 // A batch of `batch` sequences of `seq_len` ids with HF-style masking: synthetic ids ([CLS] random
-// [SEP]) or the first samples of a dataset.
+// [SEP]) or the first samples of a dataset; with o.padding, each row's tail padded (id 0, no label)
+// and `attention_mask` 0 there (else undefined).
 void make_batch(const BenchOptions& o, const data::Dataset* ds, int64_t vocab, int64_t batch, int64_t seq_len,
-                at::Tensor& ids, at::Tensor& labels) {
+                at::Tensor& ids, at::Tensor& labels, at::Tensor& attention_mask) {
   std::vector<int64_t> raw(size_t(batch * seq_len)), in(raw.size()), lab(raw.size());
   data::MaskingOptions mo;
   mo.mlm_probability = o.mlm_probability;
@@ -55,6 +57,15 @@ void make_batch(const BenchOptions& o, const data::Dataset* ds, int64_t vocab, i
   }
   ids = torch::tensor(in, torch::kLong).view({batch, seq_len});
   labels = torch::tensor(lab, torch::kLong).view({batch, seq_len});
+  if (o.padding <= 0) return;
+  attention_mask = at::ones({batch, seq_len}, at::kLong);
+  for (int64_t b = 0; b < batch; ++b) {
+    const auto pad = int64_t(o.padding * double(seq_len) * double(b) / double(std::max<int64_t>(batch - 1, 1)));
+    if (pad == 0) continue;
+    ids[b].narrow(0, seq_len - pad, pad).zero_();
+    labels[b].narrow(0, seq_len - pad, pad).fill_(-100);
+    attention_mask[b].narrow(0, seq_len - pad, pad).zero_();
+  }
 }
 
 }  // namespace
@@ -65,6 +76,7 @@ nlohmann::json BenchResult::to_json(const BenchOptions& o) const {
   j["precision"] = o.precision;
   j["device"] = o.device;
   j["data"] = o.data.empty() ? "synthetic" : o.data;
+  j["padding"] = o.padding;
   j["world_size"] = world_size;
   j["peak_flops"] = peak_flops;
   j["peak_source"] = peak_source;
@@ -141,10 +153,11 @@ RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& co
   const std::vector<at::Tensor> params = model->parameters();  // in the order of named_parameter_list
   coll.attach_parameters(params);
   engine::AdamW optimizer(model::named_parameter_list(*model), engine::AdamWOptions{0.9, 0.999, 1e-8, 0.0});
-  at::Tensor ids, labels;
-  make_batch(o, ds, config.vocab_size, batch, seq_len, ids, labels);
+  at::Tensor ids, labels, mask;
+  make_batch(o, ds, config.vocab_size, batch, seq_len, ids, labels, mask);
   ids = ids.to(device);
   labels = labels.to(device);
+  if (mask.defined()) mask = mask.to(device);
   RowTiming t;
   for (int s = 0; s < o.warmup_steps + o.steps; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -153,7 +166,7 @@ RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& co
     at::Tensor loss;
     {
       torch_compat::AutocastGuard autocast(device.type(), at::kBFloat16, bf16);
-      out = model->forward(ids, {}, {}, labels, model::MlmHead::Sparse);
+      out = model->forward(ids, mask, {}, labels, model::MlmHead::Sparse);
       loss = out.loss_sum * (1.0 / std::max<double>(1.0, double(out.num_masked)));
     }
     coll.begin_backward(true);
@@ -198,6 +211,12 @@ void fill_row(BenchRow& row, const RowTiming& t, engine::Collectives& coll, cons
 
 BenchResult run_bench(const BenchOptions& o) {
   if (o.steps < 1 || o.warmup_steps < 0) throw BadInput("--steps must be at least 1 and --warmup-steps at least 0");
+  if (!(o.padding >= 0 && o.padding < 1)) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", o.padding);
+    throw BadInput(std::string("--padding ") + value + " is outside [0, 1)",
+                   "0.8 pads the last row over 80% of its positions, the rows before it less");
+  }
   const bool bf16 = engine::is_bf16(o.precision);
   const at::Device device(engine::setup_runtime(o.threads, o.device));
   std::unique_ptr<data::Dataset> ds;

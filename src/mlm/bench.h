@@ -33,7 +33,10 @@ struct BenchOptions {
   double mlm_probability = 0.15;
   int64_t vocab_size = 32000;  // synthetic data (a model config file's own vocab_size wins)
   std::string data;            // a prepared dataset instead of synthetic batches
-  double peak_tflops = 0;      // 0: measured GEMM rate on CPU, known peak on GPU
+  // Padded batches, as fine-tuning's: row r of B ends in floor(padding · T · r / (B - 1)) pad tokens
+  // (padding / 2 of the positions on average), masked out. 0: every position attended.
+  double padding = 0;
+  double peak_tflops = 0;  // 0: measured GEMM rate on CPU, known peak on GPU
   uint64_t seed = 34;
   engine::Collectives* collectives = nullptr;  // nullptr: one process
 };

@@ -138,7 +138,8 @@ at::Tensor ModernBertModelImpl::attention(const Layer& layer, const at::Tensor& 
   at::Tensor out;
   if (layout.packed()) {
     qkv = qkv.view({-1, 3, nh, hd});  // [N, 3, nh, hd]
-    at::Tensor q = apply_rotary(qkv.select(1, 0), ctx.cos, ctx.sin), k = apply_rotary(qkv.select(1, 1), ctx.cos, ctx.sin);
+    at::Tensor q = apply_rotary(qkv.select(1, 0), ctx.cos, ctx.sin),
+               k = apply_rotary(qkv.select(1, 1), ctx.cos, ctx.sin);
     at::Tensor a = attend_packed(q, k, qkv.select(1, 2), layout.rows, ctx.windowed, p, attention_kernel);
     out = a.reshape({-1, H});  // [N, H]
   } else {

@@ -22,34 +22,57 @@ using torch::autograd::variable_list;
 
 // ---- linear
 
+// The linear of ops::linear, as the two autograd Functions below share it (LibTorch's custom Function
+// records every tensor input's device, so a missing bias needs a Function without that input).
+// x: [N, in] (already flattened), w: [out, in], b: [out] or undefined.
+at::Tensor linear_forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                          c10::ScalarType compute) {
+  at::Tensor xc = x.to(compute).contiguous();                                              // [N, in]
+  at::Tensor wc = w.to(compute);                                                           // [out, in]
+  at::Tensor y = b.defined() ? at::addmm(b.to(compute), xc, wc.t()) : at::mm(xc, wc.t());  // [N, out]
+  ctx->save_for_backward({xc, wc});
+  ctx->saved_data["x_dtype"] = static_cast<int64_t>(x.scalar_type());
+  ctx->saved_data["w_dtype"] = static_cast<int64_t>(w.scalar_type());
+  ctx->saved_data["b_dtype"] = static_cast<int64_t>(b.defined() ? b.scalar_type() : w.scalar_type());
+  return y;
+}
+
+// {dx, dw, db}; db only when `bias` (the Function's third tensor input).
+variable_list linear_backward(AutogradContext* ctx, const variable_list& grads, bool bias) {
+  auto saved = ctx->get_saved_variables();
+  const at::Tensor& xc = saved[0];                             // [N, in]
+  const at::Tensor& wc = saved[1];                             // [out, in]
+  at::Tensor dy = grads[0].to(wc.scalar_type()).contiguous();  // [N, out]
+  auto dtype = [&](const char* key) { return static_cast<c10::ScalarType>(ctx->saved_data[key].toInt()); };
+  at::Tensor dx, dw, db;
+  if (ctx->needs_input_grad(0)) dx = at::mm(dy, wc).to(dtype("x_dtype"));  // [N, in]
+  // dyᵀ·x is [out, in] and contiguous: the layout .grad wants, no transposed copy.
+  if (ctx->needs_input_grad(1)) dw = at::mm(dy.t(), xc).to(dtype("w_dtype"));
+  // ATen's sum accumulates bf16 in fp32 internally; only the result is rounded (as with autocast).
+  if (bias && ctx->needs_input_grad(2)) db = dy.sum(0).to(dtype("b_dtype"));
+  return {dx, dw, db};
+}
+
 class MixedLinear : public torch::autograd::Function<MixedLinear> {
  public:
-  // x: [N, in] (already flattened), w: [out, in], b: [out] or undefined.
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
                             c10::ScalarType compute) {
-    at::Tensor xc = x.to(compute).contiguous();                                              // [N, in]
-    at::Tensor wc = w.to(compute);                                                           // [out, in]
-    at::Tensor y = b.defined() ? at::addmm(b.to(compute), xc, wc.t()) : at::mm(xc, wc.t());  // [N, out]
-    ctx->save_for_backward({xc, wc});
-    ctx->saved_data["x_dtype"] = static_cast<int64_t>(x.scalar_type());
-    ctx->saved_data["w_dtype"] = static_cast<int64_t>(w.scalar_type());
-    ctx->saved_data["b_dtype"] = static_cast<int64_t>(b.defined() ? b.scalar_type() : w.scalar_type());
-    return y;
+    return linear_forward(ctx, x, w, b, compute);
   }
-
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    auto saved = ctx->get_saved_variables();
-    const at::Tensor& xc = saved[0];                             // [N, in]
-    const at::Tensor& wc = saved[1];                             // [out, in]
-    at::Tensor dy = grads[0].to(wc.scalar_type()).contiguous();  // [N, out]
-    auto dtype = [&](const char* key) { return static_cast<c10::ScalarType>(ctx->saved_data[key].toInt()); };
-    at::Tensor dx, dw, db;
-    if (ctx->needs_input_grad(0)) dx = at::mm(dy, wc).to(dtype("x_dtype"));  // [N, in]
-    // dyᵀ·x is [out, in] and contiguous: the layout .grad wants, no transposed copy.
-    if (ctx->needs_input_grad(1)) dw = at::mm(dy.t(), xc).to(dtype("w_dtype"));
-    // ATen's sum accumulates bf16 in fp32 internally; only the result is rounded (as with autocast).
-    if (ctx->needs_input_grad(2)) db = dy.sum(0).to(dtype("b_dtype"));
-    return {dx, dw, db, at::Tensor()};
+    variable_list g = linear_backward(ctx, grads, /*bias=*/true);
+    return {g[0], g[1], g[2], at::Tensor()};
+  }
+};
+
+class MixedLinearNoBias : public torch::autograd::Function<MixedLinearNoBias> {
+ public:
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& w, c10::ScalarType compute) {
+    return linear_forward(ctx, x, w, at::Tensor(), compute);
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    variable_list g = linear_backward(ctx, grads, /*bias=*/false);
+    return {g[0], g[1], at::Tensor()};
   }
 };
 
@@ -204,11 +227,10 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
   const int64_t in = x.size(-1), out = weight.size(0);
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = out;
-  // A custom autograd Function cannot take an undefined tensor (LibTorch records each input's device):
-  // a linear without bias (ModernBERT's) adds a zero bias that needs no gradient, N·out adds next to
-  // the N·out·in GEMM.
-  const at::Tensor b = bias.defined() ? bias : at::zeros({out}, weight.options().requires_grad(false));
-  return MixedLinear::apply(x.reshape({-1, in}), weight, b, compute).view(shape);
+  const at::Tensor flat = x.reshape({-1, in});
+  return (bias.defined() ? MixedLinear::apply(flat, weight, bias, compute)
+                         : MixedLinearNoBias::apply(flat, weight, compute))
+      .view(shape);
 }
 
 at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, double eps) {

@@ -63,6 +63,27 @@ TEST(Bench, TwoRanksReportTheWholeJob) {
   EXPECT_NEAR(row["mfu"].get<double>(), row["flops_per_sec"].get<double>() / 1e12, 1e-12);
 }
 
+// --padding: rows end in pad tokens that are neither attended nor predicted (ModernBERT runs them
+// unpadded), so fewer positions are masked than in full rows of the same ids.
+TEST(Bench, PaddedBatchesPredictOnlyRealTokens) {
+  TempDir d;
+  for (const std::string& model : {testing::write_tiny_config(d, 120, 0.1), std::string("modernbert-tiny")}) {
+    auto masked = [&](const std::string& padding) {
+      auto r = run_bertpt("bench --json --model " + shell_quote(model) +
+                          " --seq-len 32 --per-device-batch-size 8 --steps 1 --warmup-steps 0 --precision fp32"
+                          " --threads 1 --vocab-size 120 --padding " +
+                          padding);
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      auto j = nlohmann::json::parse(r.out);
+      EXPECT_DOUBLE_EQ(j["padding"].get<double>(), std::stod(padding));
+      return j["rows"][0]["masked_per_step"].get<double>();
+    };
+    const double full = masked("0"), padded = masked("0.9");
+    EXPECT_GT(padded, 0) << model;
+    EXPECT_LT(padded, full) << model;
+  }
+}
+
 TEST(Bench, BadOptionsAreClearErrors) {
   TempDir d;
   std::string model = testing::write_tiny_config(d, 120, 0.1);
@@ -72,6 +93,9 @@ TEST(Bench, BadOptionsAreClearErrors) {
   auto l = run_bertpt("bench --model " + shell_quote(model) + " --per-device-batch-size 8,x");
   EXPECT_EQ(l.exit_code, 1);
   EXPECT_NE(l.err.find("'x'"), std::string::npos) << l.err;
+  auto p = run_bertpt("bench --model " + shell_quote(model) + " --padding 1.5");
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_NE(p.err.find("--padding 1.5 is outside [0, 1)"), std::string::npos) << p.err;
 }
 
 }  // namespace

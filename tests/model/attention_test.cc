@@ -17,8 +17,8 @@ namespace {
 const c10::Device kCpu(c10::kCPU);
 
 // Each sequence of q, k, v ([N, nh, hd]) attended to on its own ([1, nh, L, hd]), packed again.
-at::Tensor each_alone(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::vector<int64_t>& lengths,
-                      int64_t half_window) {
+at::Tensor each_alone(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                      const std::vector<int64_t>& lengths, int64_t half_window) {
   std::vector<at::Tensor> out;
   int64_t start = 0;
   for (int64_t L : lengths) {

@@ -226,7 +226,8 @@ TEST(ModernBert, VarlenAttentionEqualsPaddedAttention) {
     EXPECT_LE(err, tol * padded.grads[i].norm().item<double>() + 1e-7) << "parameter " << i;
   }
   if (device.is_cuda()) {  // the kernel the packed path took
-    EXPECT_TRUE(torch_compat::has_flash_varlen(at::zeros({4, 2, 8}, at::TensorOptions(device).dtype(at::kBFloat16)), true));
+    EXPECT_TRUE(
+        torch_compat::has_flash_varlen(at::zeros({4, 2, 8}, at::TensorOptions(device).dtype(at::kBFloat16)), true));
   }
   mask[1][4] = 0;  // a hole: not one run of columns
   EXPECT_FALSE(token_layout(mask, B, T, 2, true).packed());
