@@ -53,10 +53,6 @@ std::string lowercase(std::string s) {
   return s;
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Lines of a (possibly compressed) file, refusing lines LineReader would have to cut.
 class Lines {
  public:
@@ -307,16 +303,16 @@ std::string resolve_format(const std::string& path, const std::string& format) {
   // The compression is found by magic bytes when reading; only its suffix is dropped here.
   std::string name = lowercase(path.substr(path.find_last_of('/') + 1));
   for (const char* suffix : {".gz", ".gzip", ".zst", ".zstd", ".xz", ".bz2"}) {
-    if (ends_with(name, suffix)) {
+    if (name.ends_with(suffix)) {
       name.resize(name.size() - std::string_view(suffix).size());
       break;
     }
   }
   for (const char* ext : {".jsonl", ".json", ".ndjson", ".txt"}) {
-    if (ends_with(name, ext)) return "jsonl";
+    if (name.ends_with(ext)) return "jsonl";
   }
-  if (ends_with(name, ".csv")) return "csv";
-  if (ends_with(name, ".tsv")) return "tsv";
+  if (name.ends_with(".csv")) return "csv";
+  if (name.ends_with(".tsv")) return "tsv";
   throw BadInput(path + ": cannot tell the format from the file name",
                  "name it .jsonl, .csv or .tsv, or pass --format jsonl|csv|tsv");
 }

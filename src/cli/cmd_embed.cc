@@ -26,15 +26,11 @@ struct EmbedFlags {
   int threads = 0;
 };
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // --input: one text per line; a .jsonl file: the --text-field of each line's object.
 std::vector<std::string> read_texts(const std::string& path, const std::string& field) {
   std::ifstream in(path);
   if (!in) throw BadInput(path + ": cannot open the input file");
-  const bool jsonl = ends_with(path, ".jsonl");
+  const bool jsonl = path.ends_with(".jsonl");
   std::vector<std::string> texts;
   std::string line;
   for (unsigned long long n = 1; std::getline(in, line); ++n) {
@@ -57,7 +53,7 @@ std::vector<std::string> read_texts(const std::string& path, const std::string& 
 }
 
 void write_vectors(const std::vector<float>& v, size_t n, int64_t dim, const std::string& output) {
-  if (ends_with(output, ".npy")) {
+  if (output.ends_with(".npy")) {
     io::write_npy_float32(output, {int64_t(n), dim}, v.data());
     return;
   }

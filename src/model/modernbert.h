@@ -21,7 +21,7 @@
 // batch is unpadded, ModernBERT's own recipe: the embeddings, every projection and the MLP run on the
 // N attended tokens only ([N, H]), so padding costs them nothing. When each row's attended tokens are
 // one run (right or left padding), attention is variable-length too (attend_packed: CUDA's flash
-// varlen kernel in bf16, else one attend() per row on its own length); a mask with holes runs
+// varlen kernel in bf16, else one attend() per group of similar lengths); a mask with holes runs
 // attention on the [B, T] layout under the mask. Either way the rotary position of a token is its
 // column, as in transformers. The hidden states at padding positions come back as zeros
 // (transformers 5 computes them on the pad tokens; no output of a task reads them).

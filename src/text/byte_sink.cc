@@ -15,10 +15,6 @@ namespace bertpt::text {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 constexpr size_t kOutChunk = 1 << 18;
 
 class SinkBase : public ByteSink {
@@ -177,10 +173,10 @@ class Bzip2Sink final : public SinkBase {
 }  // namespace
 
 Compression compression_for_path(const std::string& path) {
-  if (ends_with(path, ".gz")) return Compression::Gzip;
-  if (ends_with(path, ".zst") || ends_with(path, ".zstd")) return Compression::Zstd;
-  if (ends_with(path, ".xz")) return Compression::Xz;
-  if (ends_with(path, ".bz2")) return Compression::Bzip2;
+  if (path.ends_with(".gz")) return Compression::Gzip;
+  if (path.ends_with(".zst") || path.ends_with(".zstd")) return Compression::Zstd;
+  if (path.ends_with(".xz")) return Compression::Xz;
+  if (path.ends_with(".bz2")) return Compression::Bzip2;
   return Compression::None;
 }
 

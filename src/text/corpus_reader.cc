@@ -56,11 +56,6 @@ const char* doc_per_name(DocPer d) {
 
 namespace {
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::string_view trim_newlines(std::string_view s) {
   while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
@@ -72,11 +67,11 @@ Format sniff_format(std::string_view head) {
   size_t i = 0;
   while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) ++i;
   std::string_view h = head.substr(i);
-  if (starts_with(h, "<doc ") || starts_with(h, "<doc>")) return Format::WikiExtractor;
-  if (starts_with(h, "<mediawiki") || (starts_with(h, "<?xml") && h.find("<mediawiki") != std::string_view::npos)) {
+  if (h.starts_with("<doc ") || h.starts_with("<doc>")) return Format::WikiExtractor;
+  if (h.starts_with("<mediawiki") || (h.starts_with("<?xml") && h.find("<mediawiki") != std::string_view::npos)) {
     return Format::MediaWiki;
   }
-  if (starts_with(h, "{")) return Format::Jsonl;
+  if (h.starts_with("{")) return Format::Jsonl;
   return Format::Text;
 }
 
@@ -157,7 +152,7 @@ struct CorpusReader::Impl {
       wiki = std::make_unique<WikiPageStream>(*reader, path, options.namespaces, options.read_threads);
     }
     if (options.format == Format::Auto && !table_format && compression == Compression::None &&
-        (ends_with(path, ".parquet") || ends_with(path, ".arrow"))) {
+        (path.ends_with(".parquet") || path.ends_with(".arrow"))) {
       // Read as text it would give garbage documents: most likely a cut-off or failed download.
       throw BadInput(path + " is named like a Parquet/Arrow file but does not start like one",
                      "the file is damaged (a download cut short, or an error page saved under that name)");
@@ -295,7 +290,7 @@ struct CorpusReader::Impl {
     while (reader->next(line)) {
       std::string_view text = clean(line, scratch);
       if (!in_doc) {
-        if (starts_with(text, "<doc")) {
+        if (text.starts_with("<doc")) {
           in_doc = true;
           title_pending = true;
           title = std::string(doc_title(text));
@@ -304,7 +299,7 @@ struct CorpusReader::Impl {
         }
         continue;  // text outside <doc> (wrappers such as <root>) is not content
       }
-      if (starts_with(text, "</doc>")) {
+      if (text.starts_with("</doc>")) {
         in_doc = false;
         if (emit(trim_newlines(doc), start, d)) return true;
         continue;
