@@ -106,6 +106,11 @@ at::Tensor TokenLayout::to_tokens(const at::Tensor& batch) const {
 TokenLayout token_layout(const at::Tensor& attention_mask, int64_t B, int64_t T, int64_t half_window, bool pack) {
   TokenLayout layout{B, T, {}, {}, {}};
   if (!attention_mask.defined()) return layout;
+  if (attention_mask.dim() != 2 || attention_mask.size(0) != B || attention_mask.size(1) != T) {
+    throw BadInput("attention_mask must be [batch, sequence] = [" + std::to_string(B) + ", " + std::to_string(T) +
+                   "] like input_ids, got " + std::to_string(attention_mask.dim()) + " dimensions of sizes " +
+                   c10::str(attention_mask.sizes()));
+  }
   const at::Tensor keep = attention_mask.to(at::kCPU, at::kBool).contiguous();  // [B, T] on the host
   const bool* k = keep.data_ptr<bool>();
   std::vector<int64_t> index, lengths;

@@ -229,6 +229,7 @@ TEST(ModernBert, VarlenAttentionEqualsPaddedAttention) {
     EXPECT_TRUE(
         torch_compat::has_flash_varlen(at::zeros({4, 2, 8}, at::TensorOptions(device).dtype(at::kBFloat16)), true));
   }
+  EXPECT_THROW(token_layout(mask.narrow(1, 0, 5), B, T, 2, true), BadInput) << "a mask of another shape";
   mask[1][4] = 0;  // a hole: not one run of columns
   EXPECT_FALSE(token_layout(mask, B, T, 2, true).packed());
   EXPECT_TRUE(token_layout(mask, B, T, 2, true).index.defined());
