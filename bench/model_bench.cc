@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "mlm/bench.h"
 #include "model/architecture.h"
 #include "model/cpu_runtime.h"
 #include "model/modernbert.h"
@@ -136,13 +137,7 @@ int main(int argc, char** argv) {
   at::Tensor pick = at::rand({batch, seq}).lt(0.15);                            // [B, T]
   at::Tensor labels = at::where(pick, ids, at::full_like(ids, -100));           // [B, T]
   at::Tensor mask;                                                              // [B, T] with --padding
-  if (padding > 0) {
-    mask = at::ones({batch, seq}, at::kLong);
-    for (int64_t r = 0; r < batch; ++r) {
-      const auto pad = int64_t(padding * double(seq) * double(r) / double(std::max<int64_t>(batch - 1, 1)));
-      if (pad > 0) mask[r].narrow(0, seq - pad, pad).zero_(), labels[r].narrow(0, seq - pad, pad).fill_(-100);
-    }
-  }
+  if (padding > 0) mask = mlm::pad_row_tails(ids, labels, padding);             // bertpt bench's rule
 
   // GEMM rate: the shape of BERT's FFN GEMM at this batch ([B·T, H] x [H, I]).
   const int64_t N = batch * seq;

@@ -57,18 +57,23 @@ void make_batch(const BenchOptions& o, const data::Dataset* ds, int64_t vocab, i
   }
   ids = torch::tensor(in, torch::kLong).view({batch, seq_len});
   labels = torch::tensor(lab, torch::kLong).view({batch, seq_len});
-  if (o.padding <= 0) return;
-  attention_mask = at::ones({batch, seq_len}, at::kLong);
+  if (o.padding > 0) attention_mask = pad_row_tails(ids, labels, o.padding);
+}
+
+}  // namespace
+
+at::Tensor pad_row_tails(at::Tensor& ids, at::Tensor& labels, double padding) {
+  const int64_t batch = ids.size(0), seq_len = ids.size(1);
+  at::Tensor attention_mask = at::ones({batch, seq_len}, at::kLong);
   for (int64_t b = 0; b < batch; ++b) {
-    const auto pad = int64_t(o.padding * double(seq_len) * double(b) / double(std::max<int64_t>(batch - 1, 1)));
+    const auto pad = int64_t(padding * double(seq_len) * double(b) / double(std::max<int64_t>(batch - 1, 1)));
     if (pad == 0) continue;
     ids[b].narrow(0, seq_len - pad, pad).zero_();
     labels[b].narrow(0, seq_len - pad, pad).fill_(-100);
     attention_mask[b].narrow(0, seq_len - pad, pad).zero_();
   }
+  return attention_mask;
 }
-
-}  // namespace
 
 nlohmann::json BenchResult::to_json(const BenchOptions& o) const {
   nlohmann::json j;

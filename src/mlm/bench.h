@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+
+#include <ATen/core/Tensor.h>
 #include <string>
 #include <vector>
 
@@ -62,5 +64,9 @@ struct BenchResult {
 };
 
 BenchResult run_bench(const BenchOptions& options);
+
+// BenchOptions::padding's batches: pads the tail of each row of ids and labels ([B, T] int64, in
+// place: id 0, label -100) and returns the [B, T] attention mask (int64, 1 = attend).
+at::Tensor pad_row_tails(at::Tensor& ids, at::Tensor& labels, double padding);
 
 }  // namespace bertpt::mlm
