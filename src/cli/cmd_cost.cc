@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/cost_scaling.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "data/phase_schedule.h"
@@ -40,6 +41,7 @@ std::pair<uint32_t, perf::Throughput> read_bench(const std::string& path) {
   t.kind = perf::Throughput::Kind::SeqPerSec;
   t.value = j["seq_per_sec"];
   t.origin = "bench " + path;
+  t.measured_devices = j.value("world_size", 1);
   return {j["seq_len"].get<uint32_t>(), t};
 }
 
@@ -63,6 +65,7 @@ struct CostFlags {
   uint64_t for_steps = 0;
   int instances = 1, devices = 1;
   std::vector<std::string> instance_specs;
+  ScalingFlags scaling;
 };
 
 void add_cost_flags(CLI::App* cmd, CostFlags& o) {
@@ -87,6 +90,7 @@ void add_cost_flags(CLI::App* cmd, CostFlags& o) {
   cmd->add_option("--devices", o.devices, "Accelerators per custom instance (with --price-per-hour)")
       ->capture_default_str();
   cmd->add_option("--prices", o.prices, "Price table (default: configs/prices.json of this installation)");
+  add_scaling_flags(cmd, o.scaling);
   add_common_flags(cmd, o.common);
 }
 
@@ -274,6 +278,12 @@ void print_cost_table(const perf::Job& job, const std::vector<PhaseJob>& phases,
                 relative_to_first(r, rows.front()).c_str());
   }
   for (const auto& r : rows) {
+    if (r.measured_devices > 0 && r.measured_devices != r.devices) {
+      std::printf(
+          "  %s: assumed: the %d-device throughput of %s for all %d devices, unscaled (--scale-nodes "
+          "projects it per device with the interconnect)\n",
+          r.instance.c_str(), r.measured_devices, r.throughput_origin.c_str(), r.devices);
+    }
     if (!r.price_source.empty()) {
       std::printf("  %s: $%.4g/h from %s%s%s\n", r.instance.c_str(), r.price_per_hour, r.price_source.c_str(),
                   r.price_as_of.empty() ? "" : ", as of ", r.price_as_of.c_str());
@@ -281,7 +291,53 @@ void print_cost_table(const perf::Job& job, const std::vector<PhaseJob>& phases,
   }
 }
 
+// The hardware rows of a --scale-nodes projection: the custom one (--price-per-hour) first, then each
+// --instance, each as one node.
+std::vector<ScalingHardware> scaling_hardware(const CostFlags& o) {
+  std::vector<ScalingHardware> hw;
+  if (o.price_per_hour > 0) hw.push_back({"custom", o.devices, o.price_per_hour});
+  if (!o.instance_specs.empty()) {
+    auto table = perf::load_price_table(o.prices.empty() ? perf::default_price_table_path() : o.prices);
+    for (const auto& text : o.instance_specs) {
+      const perf::InstanceSpec spec = perf::parse_instance_spec(text);
+      if (spec.throughput || text.find('*') != std::string::npos) {
+        throw BadInput("--instance " + text + ": with --scale-nodes, give the instance name alone",
+                       "the node counts come from --scale-nodes, the throughput from --bench");
+      }
+      const auto& price = perf::find_instance(table, spec.name);
+      hw.push_back({price.name, price.devices, price.price_per_hour});
+    }
+  }
+  if (hw.empty())
+    throw BadInput("no hardware given", "pass --instance NAME (see configs/prices.json) or --price-per-hour");
+  return hw;
+}
+
+void run_scaling(const CostFlags& o) {
+  if (o.bench.size() != 1 || !o.phase_schedule.empty() || o.seq_per_sec > 0 || o.hours > 0) {
+    throw BadInput("--scale-nodes projects from one --bench file (the step time of one device)",
+                   "bertpt bench --seq-len " + std::to_string(o.job.seq_len) +
+                       " --out bench.json, then --bench bench.json");
+  }
+  throughput_from_bench(o.bench.front(), o.job.seq_len);  // the length must match
+  const std::vector<ScalingHardware> hw = scaling_hardware(o);
+  if (!o.common.json) {
+    std::printf("job: %llu steps x %llu sequences x %u tokens = %.1f M sequences\n", (unsigned long long)o.job.steps,
+                (unsigned long long)o.job.global_batch, o.job.seq_len, o.job.sequences() / 1e6);
+  }
+  nlohmann::json j = project_scaling(o.scaling, o.bench.front(), o.job, hw, o.common.json);
+  if (o.common.json) {
+    print_json({{"job",
+                 {{"steps", o.job.steps},
+                  {"global_batch", o.job.global_batch},
+                  {"seq_len", o.job.seq_len},
+                  {"sequences", o.job.sequences()}}},
+                {"scaling", j}});
+  }
+}
+
 void run_cost(const CostFlags& o) {
+  if (!o.scaling.nodes.empty()) return run_scaling(o);
   const std::vector<PhaseJob> phases = phase_jobs(o);
   const std::vector<perf::CostRow> rows = cost_rows(o, phases, measured_throughput(o));
   if (o.common.json) {

@@ -141,6 +141,7 @@ void run_train_command(const PretrainFlags& f, CLI::App* cmd) {
   std::unique_ptr<distributed::C10dCollectives> collectives = distributed::join_process_group(
       f.dist.timeout_seconds, opts.device, opts.threads, "the training options (data, model, batch, schedule, seed)",
       run_fingerprint(opts));
+  mlm::resolve_global_batch(opts, collectives ? collectives->world_size() : 1);
   const bool quiet = f.common.quiet || (collectives && collectives->rank() != 0);
   mlm::TrainHooks hooks;
   hooks.collectives = collectives.get();

@@ -10,6 +10,7 @@
 #include "cli/dist_flags.h"
 #include "cli/version.h"
 #include "common/error.h"
+#include "distributed/elastic_error_file.h"
 
 namespace bertpt::cli {
 
@@ -49,6 +50,16 @@ std::string first_line(const std::exception& e, bool* cut) {
   return what.substr(0, nl);
 }
 
+// Prints "bertpt: error: LINE" (and the hint) and hands the same to torchrun's error file, so that
+// its failure summary names the cause. Returns `exit_code`.
+int report(const char* kind, const std::string& line, const std::string& hint, int exit_code) {
+  std::fprintf(stderr, "bertpt: %s: %s\n", kind, line.c_str());
+  if (!hint.empty()) std::fprintf(stderr, "  hint: %s\n", hint.c_str());
+  bertpt::distributed::write_elastic_error_file("bertpt: " + std::string(kind) + ": " + line +
+                                                (hint.empty() ? "" : " (hint: " + hint + ")"));
+  return exit_code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,11 +91,8 @@ int main(int argc, char** argv) {
       for (const auto& r : a->remaining()) leftover.push_back(r);
     }
     if (e.get_exit_code() != 0 && !leftover.empty()) {
-      std::fprintf(
-          stderr,
-          "bertpt: error: unknown command or argument '%s'\n  hint: run 'bertpt --help' or 'bertpt <command> --help'\n",
-          leftover.front().c_str());
-      return 1;
+      return report("error", "unknown command or argument '" + leftover.front() + "'",
+                    "run 'bertpt --help' or 'bertpt <command> --help'", 1);
     }
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     // A usage error (a missing or malformed option, a value out of range) in the one-line form of
@@ -93,25 +101,21 @@ int main(int argc, char** argv) {
     for (const CLI::App* a = &app; a; a = a->get_subcommands().empty() ? nullptr : a->get_subcommands().front()) {
       if (a != &app) command += " " + a->get_name();
     }
-    std::fprintf(stderr, "bertpt: error: %s\n  hint: run '%s --help'\n", e.what(), command.c_str());
-    return 1;
+    return report("error", e.what(), "run '" + command + " --help'", 1);
   } catch (const cli::WorkersFinished& w) {
     return w.status;  // the built-in launcher: the workers' status
   } catch (const Error& e) {
-    std::fprintf(stderr, "bertpt: error: %s\n", e.what());
-    if (!e.hint().empty()) std::fprintf(stderr, "  hint: %s\n", e.hint().c_str());
-    return e.kind() == Error::Kind::BadInput ? 1 : 2;
+    return report("error", e.what(), e.hint(), e.kind() == Error::Kind::BadInput ? 1 : 2);
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "bertpt: error: out of memory\n");
-    return 2;
+    return report("error", "out of memory", "", 2);
   } catch (const std::exception& e) {
     bool cut = false;
     const std::string line = first_line(e, &cut);
-    std::fprintf(stderr, "bertpt: internal error: %s\n", cli::verbose_errors() ? e.what() : line.c_str());
-    if (cut && !cli::verbose_errors()) {
-      std::fprintf(stderr, "  hint: rerun with --verbose for the whole message; please report it with the command\n");
-    }
-    return 2;
+    return report("internal error", cli::verbose_errors() ? e.what() : line,
+                  cut && !cli::verbose_errors()
+                      ? "rerun with --verbose for the whole message; please report it with the command"
+                      : "",
+                  2);
   }
   return 0;
 }

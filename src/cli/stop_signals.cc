@@ -13,6 +13,7 @@ namespace {
 volatile std::sig_atomic_t g_stop_signal = 0;
 struct sigaction g_old_int = {};
 struct sigaction g_old_term = {};
+struct sigaction g_old_usr1 = {};
 
 extern "C" void on_stop_signal(int sig) {
   if (g_stop_signal) {
@@ -37,11 +38,13 @@ StopSignals::StopSignals() {
   sa.sa_flags = SA_RESTART;  // a signal must not fail a blocking read or write
   sigaction(SIGINT, &sa, &g_old_int);
   sigaction(SIGTERM, &sa, &g_old_term);
+  sigaction(SIGUSR1, &sa, &g_old_usr1);
 }
 
 StopSignals::~StopSignals() {
   sigaction(SIGINT, &g_old_int, nullptr);
   sigaction(SIGTERM, &g_old_term, nullptr);
+  sigaction(SIGUSR1, &g_old_usr1, nullptr);
 }
 
 bool StopSignals::requested() { return g_stop_signal != 0; }

@@ -132,6 +132,39 @@ void check_world_size(c10d::Store& store, const DistEnv& env) {
   }
 }
 
+// The key prefix of this round of torchrun's workers in the agent's store, which outlives their
+// restarts. TORCHELASTIC_RESTART_COUNT tells failure restarts apart; a restart for a membership change
+// keeps the count, so each round is also numbered by counting arrivals: every rank of a round arrives
+// once, so arrival n (from 1) belongs to round (n - 1) / world_size. (torch's own env:// rendezvous
+// relies on a fresh store per restart, which older torchruns did not give, hence their
+// "/worker/attempt_N" prefix.)
+std::string agent_key_prefix(c10d::Store& store, const DistEnv& env) {
+  const std::string attempt = "bertpt/attempt_" + std::to_string(env.restart_count) + "/world_" +
+                              std::to_string(env.world_size);
+  const int64_t arrival = store.add(attempt + "/arrivals", 1);
+  return attempt + "/round_" + std::to_string((arrival - 1) / env.world_size);  // PrefixStore adds the "/"
+}
+
+// The job's store. Rank 0 hosts a TCPStore on MASTER_ADDR alone and the others join it — except
+// under torchrun's agent, which already hosts one at MASTER_ADDR:MASTER_PORT and keeps it across
+// restarts of its workers: there every rank is a client, under a prefix of its own (agent_key_prefix).
+c10::intrusive_ptr<c10d::Store> connect_store(const DistEnv& env, const CommunicatorOptions& options) {
+  c10d::TCPStoreOptions so;
+  so.port = static_cast<std::uint16_t>(env.master_port);
+  so.isServer = env.rank == 0 && !env.agent_store;
+  so.numWorkers = size_t(env.world_size);
+  so.waitWorkers = !env.agent_store;  // the agent's store counts its own clients
+  so.timeout = options.timeout;
+  if (so.isServer) {
+    so.masterListenFd = listen_on(env.master_addr, env.master_port);
+    so.useLibUV = false;  // the socket-based server takes over a listening fd
+  }
+  c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+  if (env.agent_store) store = c10::make_intrusive<c10d::PrefixStore>(agent_key_prefix(*store, env), store);
+  check_world_size(*store, env);
+  return store;
+}
+
 }  // namespace
 
 void Communicator::check_same(const std::string& what, uint64_t value) {
@@ -169,26 +202,16 @@ std::shared_ptr<Communicator> make_communicator(const DistEnv& env, const Commun
   const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
   c10::intrusive_ptr<c10d::Store> store;
   try {
-    c10d::TCPStoreOptions so;
-    so.port = static_cast<std::uint16_t>(env.master_port);
-    so.isServer = env.rank == 0;
-    so.numWorkers = size_t(env.world_size);
-    so.waitWorkers = true;
-    so.timeout = options.timeout;
-    if (so.isServer) {
-      so.masterListenFd = listen_on(env.master_addr, env.master_port);
-      so.useLibUV = false;  // the socket-based server takes over a listening fd
-    }
-    store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
-    check_world_size(*store, env);
+    store = connect_store(env, options);
   } catch (const BadInput&) {
     throw;
   } catch (const std::exception& e) {
     std::string msg = e.what();
     if (auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
+    const bool hosts = env.rank == 0 && !env.agent_store;
     throw BadInput("rank " + std::to_string(env.rank) + " could not rendezvous at " + where + ": " + msg,
-                   env.rank == 0 ? "is the port in use? choose another with --master-port / MASTER_PORT"
-                                 : "is rank 0 running and MASTER_ADDR/MASTER_PORT reachable from here?");
+                   hosts ? "is the port in use? choose another with --master-port / MASTER_PORT"
+                         : "is rank 0 running and MASTER_ADDR/MASTER_PORT reachable from here?");
   }
   try {
     if (options.use_cuda) {

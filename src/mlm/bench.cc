@@ -86,6 +86,9 @@ nlohmann::json BenchResult::to_json(const BenchOptions& o) const {
   j["peak_flops"] = peak_flops;
   j["peak_source"] = peak_source;
   j["flop_formula"] = flop_formula;
+  j["parameters"] = parameters;
+  j["gradient_bytes"] = 4 * parameters;
+  if (world_size > 1) j["allreduce_sec"] = allreduce_sec;
   j["rows"] = nlohmann::json::array();
   for (const auto& r : rows) {
     nlohmann::json row = {{"seq_len", r.seq_len}, {"batch", r.batch}, {"out_of_memory", r.out_of_memory}};
@@ -212,6 +215,26 @@ void fill_row(BenchRow& row, const RowTiming& t, engine::Collectives& coll, cons
   row.mfu = peak_flops > 0 ? row.flops_per_sec / peak_flops : 0;
 }
 
+// The median time of one all-reduce of `numel` fp32 values (the gradients of a step, not overlapped
+// with anything) over the job's ranks: what `bertpt cost --scale-nodes` is checked against
+// (docs/distributed.md, "Scaling model").
+double time_gradient_allreduce(int64_t numel, const at::Device& device, engine::Collectives& coll) {
+  std::vector<at::Tensor> grads = {at::ones({numel}, at::TensorOptions().dtype(at::kFloat).device(device))};
+  std::vector<double> times;
+  for (int i = 0; i < 6; ++i) {
+    coll.barrier();
+    const auto t0 = std::chrono::steady_clock::now();
+    coll.sum_on_device(grads);
+    (void)grads[0][0].item<float>();  // wait for the device
+    if (i > 0) times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  std::vector<double> median(size_t(coll.world_size()), 0.0);
+  median[size_t(coll.rank())] = times[times.size() / 2];
+  coll.sum(median);
+  return *std::max_element(median.begin(), median.end());
+}
+
 }  // namespace
 
 BenchResult run_bench(const BenchOptions& o) {
@@ -247,6 +270,7 @@ BenchResult run_bench(const BenchOptions& o) {
         "per query instead of seq_len";
   }
   const perf::BertFlops flops(config);
+  result.parameters = model::count_parameters(*model::make_masked_lm(config));
   for (int64_t seq_len : o.seq_lens) {
     check_seq_len(seq_len, config, ds.get());
     for (int64_t batch : o.batch_sizes) {
@@ -269,6 +293,7 @@ BenchResult run_bench(const BenchOptions& o) {
   for (size_t i = 0; i < result.rows.size(); ++i) {
     if (result.rows[i].tokens_per_sec > result.rows[result.fastest].tokens_per_sec) result.fastest = i;
   }
+  if (world > 1) result.allreduce_sec = time_gradient_allreduce(result.parameters, device, coll);
   return result;
 }
 

@@ -60,6 +60,8 @@ struct BenchResult {
   std::string peak_source;
   int world_size = 1;
   std::string flop_formula;
+  int64_t parameters = 0;    // of the model: 4 bytes each is the fp32 gradient all-reduced per step
+  double allreduce_sec = 0;  // with several ranks: the median time of one all-reduce of all gradients
   nlohmann::json to_json(const BenchOptions& options) const;
 };
 

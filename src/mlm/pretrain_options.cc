@@ -77,6 +77,7 @@ void PretrainOptions::validate() const {
   need(learning_rate >= 0 && learning_rate <= 10, flag_of("learning_rate"), "must be in [0, 10]");
   need(per_device_batch_size > 0, flag_of("per_device_batch_size"), "must be > 0");
   need(grad_accum > 0, flag_of("grad_accum"), "must be > 0");
+  need(global_batch_size >= 0, flag_of("global_batch_size"), "must be >= 0 (0: per-device batch x ranks)");
   need(max_steps > 0, flag_of("max_steps"), "must be > 0");
   need(warmup_steps >= 0, flag_of("warmup_steps"), "must be >= 0");
   const auto kind = engine::parse_lr_schedule(lr_scheduler);  // BadInput listing the schedules
@@ -135,6 +136,27 @@ engine::LrSchedule lr_schedule_of(const PretrainOptions& o) {
   if (s.kind == engine::LrScheduleKind::WarmupStableDecay) s.decay_shape = engine::parse_decay_shape(o.decay_type);
   s.min_lr_ratio = o.min_lr_ratio;
   return s;
+}
+
+void resolve_global_batch(PretrainOptions& o, int world_size) {
+  if (o.global_batch_size == 0) return;
+  if (!o.phase_schedule.empty()) {
+    throw BadInput("--global-batch-size cannot be combined with --phase-schedule",
+                   "give each phase's batch and accumulation in the schedule (LEN:SHARE:BATCH:ACCUM)");
+  }
+  if (o.grad_accum != 1) {
+    throw BadInput("--global-batch-size and --grad-accum " + std::to_string(o.grad_accum) +
+                       " both set the accumulation",
+                   "give one of them");
+  }
+  const int64_t per_step = o.per_device_batch_size * world_size;
+  if (o.global_batch_size % per_step != 0) {
+    throw BadInput("--global-batch-size " + std::to_string(o.global_batch_size) + " is not a multiple of " +
+                       std::to_string(o.per_device_batch_size) + " per device x " + std::to_string(world_size) +
+                       " ranks",
+                   "choose a --per-device-batch-size that divides it for every world size the job may have");
+  }
+  o.grad_accum = o.global_batch_size / per_step;
 }
 
 }  // namespace bertpt::mlm

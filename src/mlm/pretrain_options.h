@@ -26,7 +26,8 @@ struct PretrainOptions {
   // ---- optimisation (the guide's values)
   double learning_rate = 5e-5;
   int64_t per_device_batch_size = 32;
-  int64_t grad_accum = 1;  // micro-batches per optimizer step
+  int64_t grad_accum = 1;         // micro-batches per optimizer step
+  int64_t global_batch_size = 0;  // > 0: grad_accum derived from it and the world size (elastic jobs)
   int64_t max_steps = 100000;
   int64_t warmup_steps = 0;
   std::string lr_scheduler =
@@ -97,6 +98,10 @@ void visit_pretrain_options(Options& o, F&& f) {
   f("learning_rate", o.learning_rate, "Peak learning rate");
   f("per_device_batch_size", o.per_device_batch_size, "Sequences per micro-batch on each device");
   f("grad_accum", o.grad_accum, "Micro-batches accumulated per optimizer step");
+  f("global_batch_size", o.global_batch_size,
+    "Sequences per optimizer step over all ranks (0: per-device batch x accumulation x ranks); the "
+    "accumulation is derived from it at every start, so an elastic job (torchrun --nnodes MIN:MAX) keeps its "
+    "global batch, and its run, when the world size changes");
   f("max_steps", o.max_steps, "Optimizer steps of the whole run");
   f("warmup_steps", o.warmup_steps, "Linear warmup steps");
   f("lr_scheduler", o.lr_scheduler,
@@ -144,6 +149,11 @@ void visit_pretrain_options(Options& o, F&& f) {
 
 // The learning-rate schedule the options describe (validated options: decay_steps 0 resolved).
 engine::LrSchedule lr_schedule_of(const PretrainOptions& o);
+
+// --global-batch-size: sets grad_accum to global / (per-device batch x world_size) for this start.
+// BadInput naming the sizes when the global batch is not a multiple of per-device batch x ranks, or
+// when a phase schedule (batches per phase) or an explicit --grad-accum is given too.
+void resolve_global_batch(PretrainOptions& o, int world_size);
 
 // Global batch = per-device batch x accumulation x ranks.
 inline int64_t global_batch_size(const PretrainOptions& o, int world_size) {

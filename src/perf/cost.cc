@@ -135,6 +135,7 @@ CostRow estimate_cost(const Job& job, const InstancePrice& instance, int count, 
   r.device_hours = r.hours * r.devices;
   r.dollars = r.instance_hours * instance.price_per_hour;
   r.throughput_origin = throughput.origin;
+  r.measured_devices = throughput.measured_devices;
   r.price_source = instance.source;
   r.price_as_of = instance.as_of;
   return r;

@@ -35,9 +35,10 @@ struct Job {
 // How fast a hardware setup trains, in one of three forms.
 struct Throughput {
   enum class Kind { SeqPerSec, HoursPerSteps, JobHours } kind = Kind::SeqPerSec;
-  double value = 0;    // seq/s, or hours
-  uint64_t steps = 0;  // HoursPerSteps: the measured run's steps
-  std::string origin;  // where the number comes from, for the report
+  double value = 0;          // seq/s, or hours
+  uint64_t steps = 0;        // HoursPerSteps: the measured run's steps
+  std::string origin;        // where the number comes from, for the report
+  int measured_devices = 0;  // the devices a `bertpt bench` file measured on (0: not from a bench)
   double seq_per_sec(const Job& job) const;
 };
 
@@ -53,6 +54,7 @@ struct CostRow {
   double hours = 0;           // wall-clock
   double instance_hours = 0, device_hours = 0, dollars = 0;
   std::string throughput_origin, price_source, price_as_of;
+  int measured_devices = 0;  // of the throughput (0: not from a bench)
 };
 
 CostRow estimate_cost(const Job& job, const InstancePrice& instance, int count, const Throughput& throughput);

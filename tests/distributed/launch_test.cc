@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/test_util.h"
+#include "common/warning.h"
 #include "distributed/dist_env.h"
 #include "distributed/launcher.h"
 
@@ -66,6 +67,7 @@ TEST(DistEnv, TorchrunMpiAndSlurm) {
   EXPECT_EQ(m.master_port, 29500);
 
   auto s = from({{"SLURM_PROCID", "9"},
+                 {"SLURM_STEP_ID", "0"},
                  {"SLURM_NTASKS", "16"},
                  {"SLURM_LOCALID", "1"},
                  {"SLURM_NTASKS_PER_NODE", "8(x2)"},
@@ -77,12 +79,62 @@ TEST(DistEnv, TorchrunMpiAndSlurm) {
   EXPECT_EQ(s.local_world_size, 8);
 }
 
+TEST(DistEnv, TorchrunAgentStoreAndRestarts) {
+  auto t = from({{"RANK", "0"},
+                 {"WORLD_SIZE", "2"},
+                 {"MASTER_ADDR", "node0"},
+                 {"MASTER_PORT", "29400"},
+                 {"TORCHELASTIC_USE_AGENT_STORE", "True"},
+                 {"TORCHELASTIC_RESTART_COUNT", "3"}});
+  EXPECT_TRUE(t.agent_store);
+  EXPECT_EQ(t.restart_count, 3);
+  // torch's env:// rendezvous compares with str(True): "False" (TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1)
+  // means rank 0 hosts the store, as without torchrun's agent.
+  EXPECT_FALSE(from({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"TORCHELASTIC_USE_AGENT_STORE", "False"}}).agent_store);
+  EXPECT_FALSE(from({{"RANK", "0"}, {"WORLD_SIZE", "2"}}).agent_store);
+}
+
+TEST(DistEnv, SlurmRendezvousFromTheJobWithNothingExported) {
+  auto s = from({{"SLURM_PROCID", "5"},
+                 {"SLURM_STEP_ID", "0"},
+                 {"SLURM_NTASKS", "7"},
+                 {"SLURM_LOCALID", "1"},
+                 {"SLURM_NODEID", "2"},
+                 {"SLURM_STEP_TASKS_PER_NODE", "2(x2),3"},
+                 {"SLURM_NTASKS_PER_NODE", "9"},
+                 {"SLURM_JOB_NODELIST", "gpu[07-09]"},
+                 {"SLURM_JOB_ID", "123456"}});
+  EXPECT_EQ(s.master_addr, "gpu07");
+  EXPECT_EQ(s.master_port, 18456);
+  EXPECT_EQ(s.local_world_size, 3) << "the step's tasks on node 2";
+  EXPECT_EQ(s.local_rank, 1);
+  auto exported = from({{"SLURM_PROCID", "0"},
+                        {"SLURM_STEP_ID", "0"},
+                        {"SLURM_NTASKS", "2"},
+                        {"SLURM_JOB_NODELIST", "gpu[07-09]"},
+                        {"SLURM_JOB_ID", "123456"},
+                        {"MASTER_ADDR", "10.1.1.1"},
+                        {"MASTER_PORT", "29555"}});
+  EXPECT_EQ(exported.master_addr, "10.1.1.1");
+  EXPECT_EQ(exported.master_port, 29555);
+  EXPECT_THROW(
+      from({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_STEP_ID", "0"}, {"SLURM_JOB_NODELIST", "gpu[07-"}}),
+      BadInput);
+  // The batch script itself (no step): one process, with a warning.
+  WarningCapture warnings;
+  auto batch = from(
+      {{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_JOB_NODELIST", "gpu07"}, {"SLURM_JOB_ID", "9"}});
+  EXPECT_FALSE(batch.distributed());
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_NE(warnings.messages()[0].find("outside srun"), std::string::npos);
+}
+
 TEST(DistEnv, InconsistentOrMissingValuesAreClearErrors) {
   EXPECT_THROW(from({{"RANK", "4"}, {"WORLD_SIZE", "4"}}), BadInput);
   EXPECT_THROW(from({{"RANK", "x"}, {"WORLD_SIZE", "4"}}), BadInput);
   EXPECT_THROW(from({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}}), BadInput);  // no MASTER_ADDR
   try {
-    from({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}});
+    from({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_STEP_ID", "0"}});
     FAIL();
   } catch (const BadInput& e) {
     EXPECT_NE(e.hint().find("MASTER_ADDR"), std::string::npos);

@@ -23,3 +23,33 @@ make_labelled() {
     }
   }' >"$1"
 }
+
+# make_two_nodes: two network namespaces joined by a veth pair, as two nodes of a job (iproute2; needs
+# root): ns0/ns1 at addresses $a0/$a1, removed (with every process in them) at exit. Skips without root.
+make_two_nodes() {
+  [[ $(id -u) == 0 ]] || skip "needs root for network namespaces"
+  command -v ip >/dev/null || skip "needs iproute2 (ip)"
+  ns0=bertpt-n0-$$ ns1=bertpt-n1-$$ a0=10.231.7.1 a1=10.231.7.2
+  local v0=bpa$$ v1=bpb$$ ns
+  trap 'remove_two_nodes; cleanup' EXIT
+  ip netns add "$ns0" && ip netns add "$ns1" || fail "cannot create network namespaces"
+  ip link add "$v0" type veth peer name "$v1" || fail "cannot create a veth pair"
+  ip link set "$v0" netns "$ns0" && ip link set "$v1" netns "$ns1" || fail "cannot move the veth ends"
+  ip -n "$ns0" addr add "$a0/24" dev "$v0" && ip -n "$ns1" addr add "$a1/24" dev "$v1" || fail "cannot address"
+  for ns in "$ns0" "$ns1"; do ip -n "$ns" link set lo up; done
+  ip -n "$ns0" link set "$v0" up && ip -n "$ns1" link set "$v1" up || fail "cannot bring the link up"
+}
+
+# kill_node NS: SIGKILL every process of namespace NS (a node lost at once).
+kill_node() {
+  local p
+  for p in $(ip netns pids "$1" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+}
+
+remove_two_nodes() {
+  local ns
+  for ns in "$ns0" "$ns1"; do
+    kill_node "$ns"
+    ip netns del "$ns" 2>/dev/null
+  done
+}

@@ -6,23 +6,7 @@
 # fail with a message naming both sizes; rank 0's rendezvous listens on --master-addr only.
 source "$(dirname "$0")/lib.bash"
 
-[[ $(id -u) == 0 ]] || skip "needs root for network namespaces"
-command -v ip >/dev/null || skip "needs iproute2 (ip)"
-ns0=bertpt-n0-$$ ns1=bertpt-n1-$$ v0=bpa$$ v1=bpb$$ a0=10.231.7.1 a1=10.231.7.2
-remove_namespaces() {
-  local ns p
-  for ns in "$ns0" "$ns1"; do
-    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-    ip netns del "$ns" 2>/dev/null
-  done
-}
-trap 'remove_namespaces; cleanup' EXIT
-ip netns add "$ns0" && ip netns add "$ns1" || fail "cannot create network namespaces"
-ip link add "$v0" type veth peer name "$v1" || fail "cannot create a veth pair"
-ip link set "$v0" netns "$ns0" && ip link set "$v1" netns "$ns1" || fail "cannot move the veth ends"
-ip -n "$ns0" addr add "$a0/24" dev "$v0" && ip -n "$ns1" addr add "$a1/24" dev "$v1" || fail "cannot address"
-for ns in "$ns0" "$ns1"; do ip -n "$ns" link set lo up; done
-ip -n "$ns0" link set "$v0" up && ip -n "$ns1" link set "$v1" up || fail "cannot bring the link up"
+make_two_nodes
 
 make_dataset "$T/data"
 common=(--model bert-tiny --data "$T/data" --max-steps 6 --save-steps 6 --dist-timeout 30)
@@ -70,7 +54,7 @@ node 1 --model bert-tiny --data "$T/data" --max-steps 400 --dist-timeout 20 --ma
 k1=$!
 for ((i = 0; i < 6000; i++)); do [[ -s $T/kill/metrics.jsonl ]] && break; sleep 0.01; done
 [[ -s $T/kill/metrics.jsonl ]] || fail "the 2-node run did not start training: $(cat "$T/k0.err" "$T/k1.err")"
-for p in $(ip netns pids "$ns1"); do kill -KILL "$p"; done
+kill_node "$ns1"
 start=$SECONDS
 wait "$k0"
 rc=$?
