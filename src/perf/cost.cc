@@ -9,9 +9,7 @@
 
 namespace bertpt::perf {
 
-namespace {
-
-double parse_number(const std::string& s, const std::string& what) {
+double parse_positive_number(const std::string& s, const std::string& what) {
   size_t used = 0;
   double v = 0;
   try {
@@ -25,7 +23,6 @@ double parse_number(const std::string& s, const std::string& what) {
   return v;
 }
 
-}  // namespace
 
 std::vector<InstancePrice> load_price_table(const std::string& path) {
   nlohmann::json j;
@@ -100,7 +97,7 @@ Throughput parse_throughput(const std::string& text) {
   t.origin = text;
   if (text.size() > 2 && text.compare(text.size() - 2, 2, "/s") == 0) {
     t.kind = Throughput::Kind::SeqPerSec;
-    t.value = parse_number(text.substr(0, text.size() - 2), "sequences per second");
+    t.value = parse_positive_number(text.substr(0, text.size() - 2), "sequences per second");
     return t;
   }
   size_t h = text.find('h');
@@ -109,14 +106,14 @@ Throughput parse_throughput(const std::string& text) {
         "throughput '" + text + "' is not understood",
         "write SEQ/s (e.g. 530/s), HOURSh/STEPS (e.g. 12.5h/100000) or HOURSh for the whole job (e.g. 33.25h)");
   }
-  t.value = parse_number(text.substr(0, h), "hours");
+  t.value = parse_positive_number(text.substr(0, h), "hours");
   if (h + 1 == text.size()) {
     t.kind = Throughput::Kind::JobHours;
     return t;
   }
   if (text[h + 1] != '/') throw BadInput("throughput '" + text + "': expected '/' after the hours");
   t.kind = Throughput::Kind::HoursPerSteps;
-  t.steps = uint64_t(parse_number(text.substr(h + 2), "steps"));
+  t.steps = uint64_t(parse_positive_number(text.substr(h + 2), "steps"));
   return t;
 }
 
@@ -151,7 +148,7 @@ InstanceSpec parse_instance_spec(const std::string& text) {
   }
   size_t star = rest.find('*');
   if (star != std::string::npos) {
-    double c = parse_number(rest.substr(star + 1), "instance count in '" + text + "'");
+    double c = parse_positive_number(rest.substr(star + 1), "instance count in '" + text + "'");
     if (c != std::floor(c)) throw BadInput("instance count in '" + text + "' must be a whole number");
     s.count = int(c);
     rest = rest.substr(0, star);

@@ -42,6 +42,9 @@ struct Throughput {
   double seq_per_sec(const Job& job) const;
 };
 
+// The whole of `text` as a finite number > 0; BadInput "WHAT: 'TEXT' is not a positive number".
+double parse_positive_number(const std::string& text, const std::string& what);
+
 // "530/s", "12.5h/100000", "33.25h" (hours for the whole job). Throws BadInput.
 Throughput parse_throughput(const std::string& text);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "perf/cost.h"
 
 namespace bertpt::perf {
 
@@ -26,18 +27,13 @@ ScalingPoint project_step(const ScalingInput& in, const Interconnect& net) {
 }
 
 double parse_bandwidth(const std::string& text, const std::string& flag) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
+  const size_t split = text.find_first_of("KMGTBb");  // "400" "Gbps"
   const auto bad = [&] {
     return BadInput(flag + " '" + text + "' is not a bandwidth", "e.g. 400Gbps (bits) or 450GB/s (bytes), per second");
   };
-  if (used == 0 || !(v > 0) || !std::isfinite(v) || unit.empty()) throw bad();
+  if (split == 0 || split == std::string::npos) throw bad();
+  const double v = parse_positive_number(text.substr(0, split), flag);
+  std::string unit = text.substr(split);
   if (unit.size() > 2 && (unit.ends_with("/s") || unit.ends_with("ps"))) unit.resize(unit.size() - 2);  // "Gbps"
   const std::string prefixes = "KMGT";  // decimal, as link speeds are quoted
   const size_t p = prefixes.find(unit[0]);
