@@ -23,7 +23,6 @@ double parse_positive_number(const std::string& s, const std::string& what) {
   return v;
 }
 
-
 std::vector<InstancePrice> load_price_table(const std::string& path) {
   nlohmann::json j;
   try {
