@@ -204,6 +204,28 @@ def check_encode(tok, enc_in, enc_out, ck):
     ck.check(not bad, f"BertTokenizer ids == bertpt tokenizer encode ids ({len(ids)} lines)", "; ".join(bad[:3]))
 
 
+def check_decode(binary, path, enc_out, ck):
+    """`bertpt tokenizer decode` of the encoded ids (with the ids of "don ' t"-style spacing added)
+    against transformers' decode(), which cleans up tokenization spaces as tokenizer_config.json says."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    with open(enc_out, encoding="utf-8") as f:
+        seqs = [[int(x) for x in l.split()] for l in f.read().split("\n") if l.strip()]
+    seqs.append(tok("don't stop, it's fine. isn't it? I'm sure they've gone!")["input_ids"])
+    ids_path = enc_out + ".decode-in"
+    with open(ids_path, "w", encoding="utf-8") as f:
+        f.write("\n".join(" ".join(map(str, s)) for s in seqs) + "\n")
+    for skip in (False, True):
+        args = ["tokenizer", "decode", "-t", path, "-i", ids_path, "-q"] + (["--skip-special-tokens"] if skip else [])
+        got = subprocess.run([binary] + args, check=True, capture_output=True, text=True).stdout.split("\n")[:-1]
+        want = [tok.decode(s, skip_special_tokens=skip) for s in seqs]
+        bad = [f"ids {s}: HF {w!r} bertpt {g!r}" for s, w, g in zip(seqs, want, got) if w != g]
+        ck.check(len(got) == len(want) and not bad,
+                 f"bertpt tokenizer decode == transformers decode() ({len(want)} lines, skip_special_tokens={skip})",
+                 "; ".join(bad[:3]) or f"{len(got)} vs {len(want)} lines")
+
+
 def check_fill_mask(model, tok, fm, tol, ck, label="fill-mask"):
     import torch
 
@@ -413,6 +435,8 @@ def main():
     ck.check(len(tok) == cfg.vocab_size, "len(BertTokenizer) == config vocab_size", f"{len(tok)} vs {cfg.vocab_size}")
     if args.encode_input and args.encode_output:
         check_encode(tok, args.encode_input, args.encode_output, ck)
+        if args.bertpt:
+            check_decode(args.bertpt, args.mlm, args.encode_output, ck)
 
     if args.fill_mask_json:
         with open(args.fill_mask_json, encoding="utf-8") as f:

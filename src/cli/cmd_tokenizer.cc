@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "common/error.h"
 #include "text/byte_source.h"
 #include "text/utf8.h"
+#include "tokenizer/decoder.h"
 #include "tokenizer/hf_files.h"
 #include "tokenizer/tokenizer.h"
 
@@ -244,7 +246,18 @@ struct DecodeOpts {
   std::string input = "-";
   std::string output = "-";
   bool skip_special_tokens = false;
+  std::string clean_up = "auto";
 };
+
+// Whether decode cleans up the spaces around punctuation ("don ' t" -> "don't") as transformers'
+// decode() does: --clean-up-tokenization-spaces, or with "auto" the tokenizer's own
+// tokenizer_config.json (its directory: the --tokenizer directory, or the directory of the file).
+bool decode_cleans_up(const DecodeOpts& o) {
+  if (o.clean_up != "auto") return o.clean_up == "true";
+  const std::filesystem::path p(o.tok.path);
+  return tokenizer::clean_up_tokenization_spaces(std::filesystem::is_directory(p) ? p.string()
+                                                                                  : p.parent_path().string());
+}
 
 void add_decode(CLI::App* parent) {
   auto o = std::make_shared<DecodeOpts>();
@@ -254,12 +267,18 @@ void add_decode(CLI::App* parent) {
   cmd->add_option("-i,--input", o->input, "Input file: space-separated ids, one sequence per line (default: stdin)");
   cmd->add_option("-o,--output", o->output, "Output file, written atomically (default: stdout)");
   cmd->add_flag("--skip-special-tokens", o->skip_special_tokens, "Leave out special tokens ([CLS], [SEP], [PAD], ...)");
+  cmd->add_option("--clean-up-tokenization-spaces", o->clean_up,
+                  "Remove the spaces before punctuation and contractions (\"don ' t\" -> \"don't\") as transformers' "
+                  "decode() does: auto (as the tokenizer's tokenizer_config.json says; absent: true), true, false")
+      ->check(CLI::IsMember({"auto", "true", "false"}))
+      ->capture_default_str();
   add_common_flags(cmd, o->common);
   cmd->callback([o] {
     if (o->common.json && o->output == "-") {
       throw BadInput("--json needs --output FILE", "the text goes to stdout otherwise");
     }
     const Tokenizer tok = o->tok.load();
+    const bool clean_up = decode_cleans_up(*o);
     Input in(o->input);
     Output out(o->output);
     uint64_t line_no = 0;
@@ -284,7 +303,8 @@ void add_decode(CLI::App* parent) {
         }
         ids.push_back(static_cast<uint32_t>(v));
       }
-      dst += tok.decode(ids, o->skip_special_tokens);
+      std::string text = tok.decode(ids, o->skip_special_tokens);
+      dst += clean_up ? tokenizer::clean_up_tokenization(std::move(text)) : text;
     });
     out.commit();
     if (o->common.json) {

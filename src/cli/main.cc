@@ -11,6 +11,7 @@
 #include "cli/version.h"
 #include "common/error.h"
 #include "distributed/elastic_error_file.h"
+#include "distributed/reported_elsewhere.h"
 
 namespace bertpt::cli {
 
@@ -50,11 +51,14 @@ std::string first_line(const std::exception& e, bool* cut) {
   return what.substr(0, nl);
 }
 
-// Prints "bertpt: error: LINE" (and the hint) and hands the same to torchrun's error file, so that
-// its failure summary names the cause. Returns `exit_code`.
-int report(const char* kind, const std::string& line, const std::string& hint, int exit_code) {
-  std::fprintf(stderr, "bertpt: %s: %s\n", kind, line.c_str());
-  if (!hint.empty()) std::fprintf(stderr, "  hint: %s\n", hint.c_str());
+// Prints "bertpt: error: LINE" (and the hint; not when another rank of the job prints the same) and
+// hands the same to torchrun's error file, so that its failure summary names the cause. Returns
+// `exit_code`.
+int report(const char* kind, const std::string& line, const std::string& hint, int exit_code, bool print = true) {
+  if (print) {
+    std::fprintf(stderr, "bertpt: %s: %s\n", kind, line.c_str());
+    if (!hint.empty()) std::fprintf(stderr, "  hint: %s\n", hint.c_str());
+  }
   bertpt::distributed::write_elastic_error_file("bertpt: " + std::string(kind) + ": " + line +
                                                 (hint.empty() ? "" : " (hint: " + hint + ")"));
   return exit_code;
@@ -105,7 +109,8 @@ int main(int argc, char** argv) {
   } catch (const cli::WorkersFinished& w) {
     return w.status;  // the built-in launcher: the workers' status
   } catch (const Error& e) {
-    return report("error", e.what(), e.hint(), e.kind() == Error::Kind::BadInput ? 1 : 2);
+    const bool print = !dynamic_cast<const distributed::ReportedElsewhere*>(&e);  // another rank prints it
+    return report("error", e.what(), e.hint(), e.kind() == Error::Kind::BadInput ? 1 : 2, print);
   } catch (const std::bad_alloc&) {
     return report("error", "out of memory", "", 2);
   } catch (const std::exception& e) {

@@ -1,5 +1,8 @@
 #include "common/jsonl_log.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -11,6 +14,7 @@ JsonlLog::JsonlLog(const std::string& path, bool enabled) : path_(path) {
   if (!enabled) return;
   file_ = std::fopen(path.c_str(), "a");
   if (!file_) throw BadInput("cannot open " + path + " for writing", "check that the output directory is writable");
+  std::setvbuf(file_, nullptr, _IONBF, 0);  // each record goes to the file in write(), none is left buffered
 }
 
 JsonlLog::~JsonlLog() {
@@ -20,9 +24,14 @@ JsonlLog::~JsonlLog() {
 void JsonlLog::write(const nlohmann::json& record) {
   if (!file_) return;
   const std::string line = record.dump() + "\n";
-  // A full disk must stop the run, not silently end its record (the checkpoints stay valid).
+  struct stat before {};
+  const bool sized = ::fstat(::fileno(file_), &before) == 0;
+  // A full disk must stop the run, not silently end its record (the checkpoints stay valid), and the
+  // part of the line that did reach the disk is cut off again: the log ends with a whole record.
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {
-    throw BadInput("cannot write " + path_ + " (" + std::strerror(errno) + ")", "is the disk full?");
+    const int error = errno;
+    if (sized && ::ftruncate(::fileno(file_), before.st_size) == 0) std::clearerr(file_);
+    throw BadInput("cannot write " + path_ + " (" + std::strerror(error) + ")", "is the disk full?");
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "distributed/rendezvous_net.h"
+#include "distributed/reported_elsewhere.h"
 
 namespace bertpt::distributed {
 
@@ -126,9 +127,12 @@ void check_world_size(c10d::Store& store, const DistEnv& env) {
   const std::vector<uint8_t> v = store.get(key);
   const std::string rank0(v.begin(), v.end());
   if (rank0 != std::to_string(env.world_size)) {
-    throw BadInput("rank " + std::to_string(env.rank) + " was started for a world of " +
-                       std::to_string(env.world_size) + " processes, rank 0 for " + rank0,
-                   "start every node with the same --nnodes and --nproc-per-node (or the same launcher settings)");
+    BadInput e("rank " + std::to_string(env.rank) + " was started for a world of " + std::to_string(env.world_size) +
+                   " processes, rank 0 for " + rank0,
+               "start every node with the same --nnodes and --nproc-per-node (or the same launcher settings)");
+    // Every rank started for the other size fails here alike: the first to count itself prints it.
+    if (store.add("bertpt/world_size_mismatches", 1) > 1) throw ReportedElsewhere(e);
+    throw e;
   }
 }
 
@@ -184,8 +188,9 @@ void Communicator::check_same(const std::string& what, uint64_t value) {
   if (backend() == "nccl") verdict[0] = verdict[0].to(at::kCUDA);
   all_reduce_sum(verdict);
   if (verdict[0].cpu().item<double>() != 0) {
-    throw BadInput("ranks disagree on " + what + " (this is rank " + std::to_string(rank()) + ")",
-                   "every rank must run the same command on the same data and model");
+    BadInput e("ranks disagree on " + what, "every rank must run the same command on the same data and model");
+    if (rank() != 0) throw ReportedElsewhere(e);  // every rank reaches this verdict together: rank 0 prints it
+    throw e;
   }
 }
 

@@ -25,6 +25,11 @@ nlohmann::json parse_trainer_state(std::string_view text, const std::string& pat
     if (!s.contains(k) || !s[k].is_number_integer()) {
       throw BadInput(path + ": field \"" + k + "\" is missing or not an integer", "the checkpoint is corrupt");
     }
+    // A step counts steps taken: a negative one would resume "step -4" at a negative learning rate.
+    if (s[k].get<int64_t>() < 0) {
+      throw BadInput(path + ": field \"" + k + "\" is " + s[k].dump() + ", a count of steps cannot be negative",
+                     "the checkpoint is corrupt; resume from another");
+    }
   }
   for (const char* k : task_fields) {
     if (!s.contains(k)) throw BadInput(path + ": missing field \"" + k + "\"", "the checkpoint is corrupt");

@@ -88,13 +88,23 @@ nlohmann::json source_to_json(const ManifestSource& s) {
           {"empty_skipped", s.empty_skipped}};
 }
 
-ManifestSpecialIds read_special_ids(const ObjectReader& r) {
+// Each special id is a token of the vocabulary, or -1 (the tokenizer has none): the masking and the
+// model index with them, and an id past the vocabulary would reach LibTorch's embedding lookup.
+ManifestSpecialIds read_special_ids(const ObjectReader& r, uint64_t vocab_size) {
   ManifestSpecialIds ids;
-  ids.pad = r.i64("pad");
-  ids.unk = r.i64("unk");
-  ids.cls = r.i64("cls");
-  ids.sep = r.i64("sep");
-  ids.mask = r.i64("mask");
+  const auto id = [&](const char* key) {
+    const int64_t v = r.i64(key);
+    if (v < -1 || (v >= 0 && uint64_t(v) >= vocab_size)) {
+      r.fail(key, "is " + std::to_string(v) + ", not an id of the vocabulary of " + std::to_string(vocab_size) +
+                      " tokens (or -1)");
+    }
+    return v;
+  };
+  ids.pad = id("pad");
+  ids.unk = id("unk");
+  ids.cls = id("cls");
+  ids.sep = id("sep");
+  ids.mask = id("mask");
   return ids;
 }
 
@@ -150,7 +160,7 @@ Manifest Manifest::from_json(const nlohmann::json& j, const std::string& path) {
   m.packing = root.str("packing");
   m.keep_remainder = root.boolean("keep_remainder");
   m.valid_fraction = root.number("valid_fraction");
-  m.special_ids = read_special_ids(root.object("special_ids"));
+  m.special_ids = read_special_ids(root.object("special_ids"), m.vocab_size);
   ObjectReader splits = root.object("splits");
   m.train = read_split(splits.object("train"), path);
   m.valid = read_split(splits.object("valid"), path);

@@ -300,15 +300,17 @@ struct CharIds {
   std::vector<uint32_t> continuation;
 };
 
-// Per code point: occurrences weighted by word counts, and whether it occurs after a word's first
-// character (then it needs a prefix form).
+// Per code point: occurrences weighted by word counts, and the number of distinct words in which it
+// occurs after the first character (those that do need a prefix form).
 struct CharStats {
   std::vector<uint64_t> count;
-  std::vector<bool> non_initial;
+  std::vector<uint32_t> non_initial_words;
 };
 
 CharStats count_characters(const WordCounts& words) {
-  CharStats chars{std::vector<uint64_t>(kMaxCodePoint + 1, 0), std::vector<bool>(kMaxCodePoint + 1, false)};
+  CharStats chars{std::vector<uint64_t>(kMaxCodePoint + 1, 0), std::vector<uint32_t>(kMaxCodePoint + 1, 0)};
+  std::vector<uint32_t> last_word(kMaxCodePoint + 1, kNone);  // counts a word once per character
+  uint32_t word = 0;
   words.for_each([&](std::string_view w, uint64_t count) {
     const auto* p = reinterpret_cast<const unsigned char*>(w.data());
     const auto* end = p + w.size();
@@ -316,11 +318,33 @@ CharStats count_characters(const WordCounts& words) {
     while (p < end) {
       const uint32_t cp = next_code_point(p, end);
       chars.count[cp] += count;
-      if (!first) chars.non_initial[cp] = true;
+      if (!first && last_word[cp] != word) {
+        last_word[cp] = word;
+        ++chars.non_initial_words[cp];
+      }
       first = false;
     }
+    ++word;
   });
   return chars;
+}
+
+// Rule 3's order of the prefix forms. HF adds "##c" while it splits the words into characters, in the
+// order its word hash map iterates them: the first word met that has c after its first character
+// decides. That map is seeded at random, so the order (and with it HF's tie-breaks) changes from run
+// to run — but not uniformly: a character found in n words is met after about 1/(n+1) of them, so
+// characters in many words come early in nearly every run. We take that most likely order: more
+// words first, then the smaller code point. (Code-point order, used before, is unlike every HF run —
+// all Latin before all Cyrillic, Cyrillic alphabetical — and broke ties against HF on text rich in
+// one non-Latin script.)
+std::vector<uint32_t> prefix_form_order(const CharStats& chars) {
+  std::vector<uint32_t> order;
+  for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
+    if (chars.non_initial_words[cp] > 0) order.push_back(cp);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return chars.non_initial_words[a] > chars.non_initial_words[b]; });
+  return order;
 }
 
 // The characters kept, in code-point order: every one that occurs or, beyond `limit`, the most
@@ -342,8 +366,8 @@ std::vector<uint32_t> choose_alphabet(const std::vector<uint64_t>& char_count, s
   return alphabet;
 }
 
-// Rules 2 and 3: adds the alphabet and then the prefix forms to `vocab`, each in code-point order
-// (HF adds prefix forms in hash-map order), and records their numbers in `result`.
+// Rules 2 and 3: adds the alphabet (code-point order) and then the prefix forms (prefix_form_order)
+// to `vocab`, and records their numbers in `result`.
 CharIds add_characters(const WordCounts& words, const WordPieceTrainerOptions& options, Vocab& vocab,
                        TrainedVocabulary& result) {
   const CharStats chars = count_characters(words);
@@ -361,10 +385,8 @@ CharIds add_characters(const WordCounts& words, const WordPieceTrainerOptions& o
     }
   }
   const size_t before_continuations = vocab.size();
-  for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
-    if (chars.non_initial[cp] && ids.initial[cp] != kNone) {
-      ids.continuation[cp] = vocab.intern(options.continuing_subword_prefix + utf8_of(cp));
-    }
+  for (uint32_t cp : prefix_form_order(chars)) {
+    if (ids.initial[cp] != kNone) ids.continuation[cp] = vocab.intern(options.continuing_subword_prefix + utf8_of(cp));
   }
   result.continuation_tokens = vocab.size() - before_continuations;
   return ids;

@@ -9,8 +9,12 @@
 //     that tie to an unstable sort). Survivors get the next ids in code-point order.
 //  3. Each word becomes its characters, every non-initial one as prefix+char; characters outside
 //     the alphabet are skipped (a word whose first character was skipped still starts with "##").
-//     The prefix+char tokens get the next ids in code-point order. HF assigns them in hash-map order,
-//     which differs from run to run and moves its tie-breaks; ours is the defined, deterministic one.
+//     The prefix+char tokens get the next ids, characters found after the first character of more
+//     distinct words first (equal numbers: smaller code point first). HF numbers them as it meets
+//     them, visiting the words in the order of a hash map seeded at random: its order, and with it
+//     its tie-breaks, differ from run to run, but a character in many words is met early in nearly
+//     every run. Ours is that most likely order, deterministic. (Code-point order, used before, is
+//     unlike every HF run and broke ties against HF on text rich in one non-Latin script.)
 //  4. Pair counts: every adjacent pair counts the word's count. A max-heap pops the largest count;
 //     ties go to the smaller (left id, right id). A popped entry whose count is out of date is pushed
 //     back with the current count.

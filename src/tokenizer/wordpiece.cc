@@ -64,9 +64,19 @@ void WordPiece::build(std::vector<std::pair<std::string, uint32_t>> entries, con
   whole_.mask = capacity - 1;
   continuation_.slots.assign(capacity, {});
   continuation_.mask = capacity - 1;
-  uint32_t max_id = 0;
-  for (const auto& e : entries) max_id = std::max(max_id, e.second);
-  if (!entries.empty() && max_id >= kNoToken) throw BadInput(where(max_id) + ": id too large");
+  // Ids are dense, 0..n-1 (each once, checked below): a larger id names its token, before any
+  // table the size of the id is allocated (an id of 4e9 asked for gigabytes).
+  const std::pair<std::string, uint32_t>* largest = nullptr;
+  for (const auto& e : entries) {
+    if (!largest || e.second > largest->second) largest = &e;
+  }
+  if (largest && size_t{largest->second} >= entries.size()) {
+    throw BadInput(source + ": token '" + largest->first + "' has id " + std::to_string(largest->second) +
+                       ", but the vocabulary has " + std::to_string(entries.size()) + " tokens",
+                   "ids must be 0 .. size-1, each used once (as Hugging Face's trainers write them): is a token "
+                   "missing, or an id wrong?");
+  }
+  const uint32_t max_id = largest ? largest->second : 0;
   by_id_.assign(entries.empty() ? 0 : size_t{max_id} + 1, {0, kNoToken});
   const std::string& prefix = options_.continuing_subword_prefix;
   for (const auto& [token, id] : entries) {

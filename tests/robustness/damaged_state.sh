@@ -65,3 +65,24 @@ run "$BERTPT" prepare -q -i "$T/corpus.txt" -t "$T/tok2" --seq-len 32 -o "$T/ids
 expect_error 1 "$T/tok2/tokenizer.json: added_tokens[0].id is 4096, outside the vocabulary"
 [[ ! -e $T/ids ]] || fail "prepare with a bad tokenizer created its output"
 pass "token ids outside the vocabulary in tokenizer.json are refused on load, naming the field"
+
+# Ids that do not fit the vocabulary's size: one line naming the token and the id, at once (an id of
+# 4e9 was "out of memory", one of 2e8 took 3.2 GB and 10 s to encode "hello").
+for id in 4000000000 200000000 120; do
+  cp "$T/tok/tokenizer.json" "$T/tok2/tokenizer.json"
+  edit "$T/tok2/tokenizer.json" "j['model']['vocab']['[MASK]'] = $id"
+  start=$SECONDS
+  run "$BERTPT" tokenizer encode -t "$T/tok2" -i "$T/corpus.txt"
+  expect_error 1 "$T/tok2/tokenizer.json: model.vocab: token '[MASK]' has id $id, but the vocabulary has 120 tokens"
+  ((SECONDS - start <= 5)) || fail "refusing id $id took $((SECONDS - start)) s"
+done
+pass "a tokenizer.json id past the vocabulary's size names the token and the id"
+
+# A manifest whose special ids are not tokens of the vocabulary (the mask id reached LibTorch's
+# embedding: "internal error: index out of range in self").
+cp "$T/manifest.good" "$T/data/manifest.json"
+edit "$T/data/manifest.json" 'j["special_ids"]["mask"] = 60000'
+run "$BERTPT" data inspect "$T/data"
+expect_error 1 "$T/data/manifest.json: field \"special_ids.mask\" is 60000, not an id of the vocabulary"
+cp "$T/manifest.good" "$T/data/manifest.json"
+pass "a manifest's special id past the vocabulary is one error naming the field"

@@ -69,13 +69,23 @@ TEST(TokenizerDir, AgreeingFilesLoadAsBeforeWhateverTheirLineEnds) {
   EXPECT_NO_THROW(load_tokenizer(a.path()));
 }
 
-TEST(TokenizerDir, HolesInTheIdsAreSkippedAsHuggingFaceWritesVocabTxt) {
+TEST(TokenizerDir, IdsPastTheVocabularySizeAreRefusedNamingTheToken) {
+  // An id past the size would size the id table by the id (4e9 asked for gigabytes): ids are dense.
   TempDir a;
   save_bert_tokenizer(a.path(), kOld, NormalizerOptions{});
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(slurp(a.file("tokenizer.json")));
-  j["model"]["vocab"]["##s"] = 10;  // ids 0..6 and 10: HF's WordPiece.save writes them in id order
+  j["model"]["vocab"]["##s"] = 4000000000u;
   write_file(a.file("tokenizer.json"), j.dump());
-  EXPECT_NO_THROW(load_tokenizer(a.path()));
+  fs::remove(a.file("vocab.txt"));
+  try {
+    load_tokenizer(a.path());
+    FAIL();
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("token '##s' has id 4000000000, but the vocabulary has " +
+                                         std::to_string(kOld.size()) + " tokens"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(TokenizerDir, SavingOverAnExistingDirectoryIsAllOrNothing) {

@@ -84,12 +84,19 @@ TEST(WordPiece, Lookups) {
   EXPECT_EQ(wp.id_to_token(99), "");
 }
 
-TEST(WordPiece, MapWithGaps) {
-  const WordPiece wp = WordPiece::from_map({{"[UNK]", 5}, {"a", 0}}, {}, "m");
+TEST(WordPiece, MapIdsAreDense) {
+  const WordPiece wp = WordPiece::from_map({{"[UNK]", 1}, {"a", 0}}, {}, "m");
   EXPECT_EQ(wp.size(), 2u);
-  EXPECT_EQ(wp.id_limit(), 6u);
-  EXPECT_FALSE(wp.has_id(3));
-  EXPECT_EQ(wp.unk_id(), 5u);
+  EXPECT_EQ(wp.id_limit(), 2u);
+  EXPECT_EQ(wp.unk_id(), 1u);
+  try {
+    WordPiece::from_map({{"[UNK]", 5}, {"a", 0}}, {}, "m");
+    FAIL();
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("m: token '[UNK]' has id 5, but the vocabulary has 2 tokens"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(WordPiece, RejectsDuplicatesAndMissingUnk) {

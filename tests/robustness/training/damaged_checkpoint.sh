@@ -12,6 +12,7 @@ cp "$state" "$T/state.good"
 declare -A damage=(
   ['j["data_position"] = "12"']='field "data_position" is a string'
   ['j["step"] = 1.5']='field "step" is missing or not an integer'
+  ['j["step"] = -5']='field "step" is -5, a count of steps cannot be negative'
   ['j["format"] = 7']='not a bertpt trainer state'
   ['j["log_window"]["loss_sum"] = "x"']='field "log_window.loss_sum" is a string'
 )

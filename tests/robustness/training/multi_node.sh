@@ -78,4 +78,5 @@ wait "$m0" 2>/dev/null
 ((rc != 0)) || fail "a world-size mismatch was not noticed"
 grep -q "was started for a world of 4 processes, rank 0 for 2" "$T/m1.err" ||
   fail "the mismatch error does not name both sizes: $(cat "$T/m1.err")"
-pass "a world-size mismatch names both sizes"
+(($(grep -c "bertpt: error:" "$T/m1.err") == 1)) || fail "node 1's two ranks repeat the error: $(cat "$T/m1.err")"
+pass "a world-size mismatch names both sizes, once"
