@@ -57,8 +57,16 @@ SentenceTransformerModules read_modules(const fs::path& dir) {
   return m;
 }
 
-// The pooling mode of a sentence-transformers Pooling config; BadInput for the modes not implemented.
+// The pooling mode of a sentence-transformers Pooling config — 6.x writes "pooling_mode": "cls",
+// 5.x a boolean per mode — ; BadInput for the modes not implemented.
 Pooling pooling_of(const nlohmann::json& config, const std::string& path) {
+  if (config.contains("pooling_mode")) {
+    const nlohmann::json& mode = config["pooling_mode"];
+    if (mode == "cls") return Pooling::Cls;
+    if (mode == "mean") return Pooling::Mean;
+    throw BadInput(path + ": pooling_mode " + mode.dump() + " is not supported (bertpt pools mean or cls)",
+                   "pass --pooling mean or --pooling cls");
+  }
   if (config.value("pooling_mode_cls_token", false)) return Pooling::Cls;
   if (config.value("pooling_mode_max_tokens", false) || config.value("pooling_mode_mean_sqrt_len_tokens", false)) {
     throw BadInput(path + ": this pooling mode is not supported (bertpt pools mean or cls)",
@@ -83,10 +91,17 @@ EmbedSettings resolve_settings(const EmbedOptions& o, int64_t hidden_size, int64
     const nlohmann::json config = read_json_if_present(path);
     if (config.is_object()) s.pooling = pooling_of(config, path.string());
   }
+  // The longest input: sentence_bert_config.json's max_seq_length (sentence-transformers 5.x), else,
+  // in a sentence-transformers directory, the tokenizer's model_max_length, where 6.x saves it; capped
+  // at max_position_embeddings, as sentence-transformers caps it.
   s.max_seq_len = max_position_embeddings;
   const nlohmann::json st = read_json_if_present(dir / "sentence_bert_config.json");
+  const nlohmann::json tc = read_json_if_present(dir / "tokenizer_config.json");
   if (st.is_object() && st.contains("max_seq_length") && st["max_seq_length"].is_number_integer()) {
     s.max_seq_len = std::min<int64_t>(s.max_seq_len, st["max_seq_length"].get<int64_t>());
+  } else if (st.is_object() && tc.is_object() && tc.contains("model_max_length") &&
+             tc["model_max_length"].is_number_integer() && tc["model_max_length"].get<int64_t>() > 0) {
+    s.max_seq_len = std::min<int64_t>(s.max_seq_len, tc["model_max_length"].get<int64_t>());
   }
   if (o.max_seq_len > 0) s.max_seq_len = o.max_seq_len;
   if (s.max_seq_len > max_position_embeddings) {

@@ -54,6 +54,34 @@ TEST(EmbedSettings, SentenceTransformersFilesSetTheDefaults) {
   EXPECT_EQ(s.max_seq_len, 64);
 }
 
+// What sentence-transformers 6.3 saves (its module paths, "pooling_mode", and max_seq_length as the
+// tokenizer's model_max_length with no max_seq_length in sentence_bert_config.json).
+TEST(EmbedSettings, SentenceTransformers6Files) {
+  TempDir tmp;
+  put(tmp.file("modules.json"),
+      R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"},
+          {"idx": 1, "name": "1", "path": "1_Pooling",
+           "type": "sentence_transformers.sentence_transformer.modules.pooling.Pooling"}])");
+  put(tmp.file("1_Pooling/config.json"),
+      R"({"embedding_dimension": 384, "pooling_mode": "cls", "include_prompt": true})");
+  put(tmp.file("sentence_bert_config.json"), R"({"transformer_task": "feature-extraction"})");
+  put(tmp.file("tokenizer_config.json"), R"({"model_max_length": 16, "do_lower_case": true})");
+  EmbedOptions o;
+  o.model = tmp.path();
+  EmbedSettings s = resolve_settings(o, 384, 512);
+  EXPECT_EQ(s.pooling, Pooling::Cls);
+  EXPECT_EQ(s.max_seq_len, 16);
+  EXPECT_FALSE(s.normalize);
+  put(tmp.file("1_Pooling/config.json"), R"({"pooling_mode": "mean"})");
+  put(tmp.file("tokenizer_config.json"), R"({"model_max_length": 4096})");  // capped by the positions
+  s = resolve_settings(o, 384, 512);
+  EXPECT_EQ(s.pooling, Pooling::Mean);
+  EXPECT_EQ(s.max_seq_len, 512);
+  put(tmp.file("1_Pooling/config.json"), R"({"pooling_mode": ["mean", "max"]})");
+  EXPECT_NE(bertpt::testing::error_of([&] { resolve_settings(o, 64, 512); }).find("is not supported"),
+            std::string::npos);
+}
+
 TEST(EmbedSettings, BadValuesAreOneLineErrors) {
   TempDir tmp;
   EmbedOptions o;

@@ -845,6 +845,33 @@ def part_embed(bertpt, minilm, tiny, work, ck):
             ck.check(ok, f"all-MiniLM-L6-v2: bertpt embed {what} == SentenceTransformer.encode",
                      f"shape {got.shape} vs {want.shape}" + (f", max |diff| {np.abs(got - want).max():.2e}"
                                                              if got.shape == want.shape else ""))
+        part_embed_saved_by_sentence_transformers(bertpt, st, work, ck)
+
+
+def part_embed_saved_by_sentence_transformers(bertpt, st, work, ck):
+    """Directories saved by the pinned sentence-transformers (6.x writes "pooling_mode": "cls" and keeps
+    max_seq_length as the tokenizer's model_max_length): each pooling mode bertpt has, a short
+    max_seq_length, and no flags: `bertpt embed` == SentenceTransformer.encode of the reloaded model."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Normalize, Pooling
+
+    texts = EMBED_TEXTS + ["a longer sentence that runs well past sixteen word pieces, so that the short "
+                           "maximum length set below truncates it before the end of the text"]
+    for mode in ("cls", "mean"):
+        d = os.path.join(work, f"st6-{mode}")
+        dim = st[0].get_word_embedding_dimension()
+        model = SentenceTransformer(modules=[st[0], Pooling(dim, pooling_mode=mode), Normalize()], device="cpu")
+        model.max_seq_length = 16
+        model.save(d)
+        want = SentenceTransformer(d, device="cpu").encode(texts, convert_to_numpy=True).astype(np.float64)
+        path = os.path.join(work, f"emb-st6-{mode}.npy")
+        bertpt.run(["embed", "--model", d, "--output", path, "-q"] + texts)
+        got = read_embed_output(path)
+        ok = got.shape == want.shape and float(np.abs(got - want).max()) <= 1e-5
+        ck.check(ok, f"saved by sentence-transformers (pooling {mode}, max_seq_length 16, Normalize): "
+                     "bertpt embed == SentenceTransformer.encode",
+                 f"shape {got.shape} vs {want.shape}" + (f", max |diff| {np.abs(got - want).max():.2e}"
+                                                         if got.shape == want.shape else ""))
 
 
 def main():
