@@ -175,6 +175,15 @@ perf::CostRow job_cost(const CostFlags& o, const std::vector<PhaseJob>& phases, 
   return total;
 }
 
+// The price table of --prices, or the installation's configs/prices.json.
+std::vector<perf::InstancePrice> price_table(const CostFlags& o) {
+  return perf::load_price_table(o.prices.empty() ? perf::default_price_table_path() : o.prices);
+}
+
+void require_hardware(bool given) {
+  if (!given) throw BadInput("no hardware given", "pass --instance NAME (see configs/prices.json) or --price-per-hour");
+}
+
 // One row per hardware setup: the custom one (--price-per-hour) first, then each --instance.
 std::vector<perf::CostRow> cost_rows(const CostFlags& o, const std::vector<PhaseJob>& phases,
                                      const std::optional<perf::Throughput>& measured) {
@@ -184,7 +193,7 @@ std::vector<perf::CostRow> cost_rows(const CostFlags& o, const std::vector<Phase
     rows.push_back(job_cost(o, phases, custom, o.instances, measured));
   }
   if (!o.instance_specs.empty()) {
-    auto table = perf::load_price_table(o.prices.empty() ? perf::default_price_table_path() : o.prices);
+    auto table = price_table(o);
     for (const auto& text : o.instance_specs) {
       perf::InstanceSpec spec = perf::parse_instance_spec(text);
       if (text.find('*') == std::string::npos) spec.count = o.instances;
@@ -201,9 +210,7 @@ std::vector<perf::CostRow> cost_rows(const CostFlags& o, const std::vector<Phase
       rows.push_back(job_cost(o, phases, price, spec.count, tp));
     }
   }
-  if (rows.empty()) {
-    throw BadInput("no hardware given", "pass --instance NAME (see configs/prices.json) or --price-per-hour");
-  }
+  require_hardware(!rows.empty());
   return rows;
 }
 
@@ -297,7 +304,7 @@ std::vector<ScalingHardware> scaling_hardware(const CostFlags& o) {
   std::vector<ScalingHardware> hw;
   if (o.price_per_hour > 0) hw.push_back({"custom", o.devices, o.price_per_hour});
   if (!o.instance_specs.empty()) {
-    auto table = perf::load_price_table(o.prices.empty() ? perf::default_price_table_path() : o.prices);
+    auto table = price_table(o);
     for (const auto& text : o.instance_specs) {
       const perf::InstanceSpec spec = perf::parse_instance_spec(text);
       if (spec.throughput || text.find('*') != std::string::npos) {
@@ -308,8 +315,7 @@ std::vector<ScalingHardware> scaling_hardware(const CostFlags& o) {
       hw.push_back({price.name, price.devices, price.price_per_hour});
     }
   }
-  if (hw.empty())
-    throw BadInput("no hardware given", "pass --instance NAME (see configs/prices.json) or --price-per-hour");
+  require_hardware(!hw.empty());
   return hw;
 }
 

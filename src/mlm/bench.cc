@@ -147,6 +147,7 @@ void check_seq_len(int64_t seq_len, const model::BertConfig& config, const data:
 struct RowTiming {
   std::vector<double> times;
   double masked = 0;
+  int64_t parameters = 0;  // of the model that ran
 };
 
 // A fresh model trained for warmup_steps + steps optimizer steps on one fixed batch, each step timed
@@ -160,13 +161,14 @@ RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& co
   model->train();
   const std::vector<at::Tensor> params = model->parameters();  // in the order of named_parameter_list
   coll.attach_parameters(params);
+  RowTiming t;
+  t.parameters = model::count_parameters(*model);
   engine::AdamW optimizer(model::named_parameter_list(*model), engine::AdamWOptions{0.9, 0.999, 1e-8, 0.0});
   at::Tensor ids, labels, mask;
   make_batch(o, ds, config.vocab_size, batch, seq_len, ids, labels, mask);
   ids = ids.to(device);
   labels = labels.to(device);
   if (mask.defined()) mask = mask.to(device);
-  RowTiming t;
   for (int s = 0; s < o.warmup_steps + o.steps; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
     optimizer.zero_grad();
@@ -270,7 +272,6 @@ BenchResult run_bench(const BenchOptions& o) {
         "per query instead of seq_len";
   }
   const perf::BertFlops flops(config);
-  result.parameters = model::count_parameters(*model::make_masked_lm(config));
   for (int64_t seq_len : o.seq_lens) {
     check_seq_len(seq_len, config, ds.get());
     for (int64_t batch : o.batch_sizes) {
@@ -278,8 +279,9 @@ BenchResult run_bench(const BenchOptions& o) {
       row.seq_len = seq_len;
       row.batch = batch;
       try {
-        fill_row(row, time_training_steps(o, config, ds.get(), device, bf16, batch, seq_len, coll), coll, flops,
-                 result.peak_flops);
+        const RowTiming timing = time_training_steps(o, config, ds.get(), device, bf16, batch, seq_len, coll);
+        result.parameters = timing.parameters;  // the same model for every row
+        fill_row(row, timing, coll, flops, result.peak_flops);
       } catch (const BadInput&) {
         throw;
       } catch (const std::exception& e) {
@@ -293,7 +295,9 @@ BenchResult run_bench(const BenchOptions& o) {
   for (size_t i = 0; i < result.rows.size(); ++i) {
     if (result.rows[i].tokens_per_sec > result.rows[result.fastest].tokens_per_sec) result.fastest = i;
   }
-  if (world > 1) result.allreduce_sec = time_gradient_allreduce(result.parameters, device, coll);
+  if (world > 1 && result.parameters > 0) {
+    result.allreduce_sec = time_gradient_allreduce(result.parameters, device, coll);
+  }
   return result;
 }
 
