@@ -36,6 +36,9 @@ void print_stats_table(const std::vector<text::SourceStats>& sources, const text
   };
   for (const auto& s : sources) row(s);
   if (sources.size() > 1) row(total);
+  if (total.files_decoded > 0) {
+    std::printf("(%s files decoded to UTF-8 from another encoding)\n", human_count(total.files_decoded).c_str());
+  }
   if (total.long_lines_split || total.bad_lines_skipped || total.nul_removed) {
     std::printf("(%s long lines split, %s bad JSONL lines skipped, %s NUL bytes removed)\n",
                 human_count(total.long_lines_split).c_str(), human_count(total.bad_lines_skipped).c_str(),
@@ -58,42 +61,6 @@ std::string progress_detail(uint64_t docs, const char* what, uint64_t pages, dou
     s += " from " + human_count(pages) + " pages (" + human_count(uint64_t(double(pages) / seconds)) + " pages/s)";
   }
   return s;
-}
-
-// "--max-docs 1000" (every source) or "--max-docs SOURCE=1000", SOURCE being the --input string
-// or its 1-based position.
-template <typename T>
-std::vector<T> per_source_values(const std::vector<std::string>& specs, const std::vector<std::string>& inputs,
-                                 T fallback, const char* flag, T (*parse)(const std::string&)) {
-  std::vector<T> values(inputs.size(), fallback);
-  for (const auto& spec : specs) {
-    size_t eq = spec.rfind('=');
-    std::string key = eq == std::string::npos ? "" : spec.substr(0, eq);
-    std::string value = eq == std::string::npos ? spec : spec.substr(eq + 1);
-    T v;
-    try {
-      v = parse(value);
-    } catch (const std::exception&) {
-      throw BadInput(std::string(flag) + " '" + spec + "': '" + value + "' is not a number",
-                     std::string("use ") + flag + " N or " + flag + " SOURCE=N");
-    }
-    if (key.empty()) {
-      std::fill(values.begin(), values.end(), v);
-      continue;
-    }
-    bool matched = false;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i] == key || std::to_string(i + 1) == key) {
-        values[i] = v;
-        matched = true;
-      }
-    }
-    if (!matched) {
-      throw BadInput(std::string(flag) + " '" + spec + "': no --input is '" + key + "'",
-                     "name the source exactly as given to --input, or by its position (1, 2, ...)");
-    }
-  }
-  return values;
 }
 
 uint64_t parse_count(const std::string& s) {

@@ -4,9 +4,10 @@ namespace bertpt::cli {
 
 void add_corpus_flags(CLI::App* cmd, CorpusFlags& f) {
   cmd->add_option("-i,--input", f.inputs,
-                  "Text source: a file, a directory (read recursively) or a glob; repeatable, one source each. "
-                  "Files may be gzip/zstd/xz/bzip2-compressed (detected from their bytes), or Parquet / Arrow "
-                  "files (the hub's *.parquet, datasets' *.arrow)")
+                  "Text source: a file, a directory (read recursively) or a glob; or a stream: - (standard input), a "
+                  "pipe, <(command); repeatable, one source each. Files may be gzip/zstd/xz/bzip2-compressed "
+                  "(detected from their bytes), or Parquet / Arrow files (the hub's *.parquet, datasets' *.arrow; "
+                  "these need seeking, not a stream)")
       ->required()
       ->allow_extra_args(false);
   cmd->add_option("--format", f.format,
@@ -36,7 +37,18 @@ void add_corpus_flags(CLI::App* cmd, CorpusFlags& f) {
          "Threads that decode Parquet/Arrow row groups, or turn a MediaWiki dump's wikitext into text, at once")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  cmd->add_option("--encoding", f.encodings,
+                  "Read the files in this encoding, decoded to UTF-8 by iconv: NAME for every source, or SOURCE=NAME "
+                  "(SOURCE: the --input string or its 1-based position); latin1, cp1252, gb18030, shift_jis, utf-16 "
+                  "… (`iconv -l`). Without it a file is UTF-8, or UTF-16/32 where its byte-order mark says so");
+  cmd->add_flag("--repair-invalid-utf8", f.repair_invalid_utf8,
+                "Keep a file in which more than 1% of the bytes are not UTF-8 (each bad sequence becomes U+FFFD, "
+                "NUL bytes are dropped, all counted) instead of refusing it");
 }
+
+namespace {
+std::string encoding_name(const std::string& s) { return s; }
+}  // namespace
 
 text::CorpusOptions CorpusFlags::to_options() const {
   text::CorpusOptions o;
@@ -49,6 +61,8 @@ text::CorpusOptions CorpusFlags::to_options() const {
   o.namespaces = namespaces;
   o.read_threads = read_threads;
   o.skip_bad_files = skip_bad_files;
+  o.encodings = per_source_values<std::string>(encodings, inputs, "", "--encoding", encoding_name);
+  o.repair_invalid_utf8 = repair_invalid_utf8;
   return o;
 }
 

@@ -3,7 +3,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "common/error.h"
 
 #include "text/corpus_reader.h"
 
@@ -19,11 +24,52 @@ struct CorpusFlags {
   std::vector<int64_t> namespaces = {0};
   size_t read_threads = 2;
   bool skip_bad_files = false;
+  std::vector<std::string> encodings;  // --encoding NAME (every source) or SOURCE=NAME
+  bool repair_invalid_utf8 = false;
 
   // Validates and converts; throws BadInput on unknown values.
   text::CorpusOptions to_options() const;
 };
 
 void add_corpus_flags(CLI::App* cmd, CorpusFlags& flags);
+
+// A per-source flag: "--max-docs 1000" (every source) or "--max-docs SOURCE=1000", SOURCE being the
+// --input string or its 1-based position; `parse` reads a value (std::invalid_argument: not a number).
+template <typename T>
+std::vector<T> per_source_values(const std::vector<std::string>& specs, const std::vector<std::string>& inputs,
+                                 T fallback, const char* flag, T (*parse)(const std::string&)) {
+  std::vector<T> values(inputs.size(), fallback);
+  for (const auto& spec : specs) {
+    size_t eq = spec.rfind('=');
+    std::string key = eq == std::string::npos ? "" : spec.substr(0, eq);
+    std::string value = eq == std::string::npos ? spec : spec.substr(eq + 1);
+    T v;
+    try {
+      v = parse(value);
+    } catch (const std::invalid_argument&) {
+      throw BadInput(std::string(flag) + " '" + spec + "': '" + value + "' is not a number",
+                     std::string("use ") + flag + " N or " + flag + " SOURCE=N");
+    } catch (const std::out_of_range&) {
+      throw BadInput(std::string(flag) + " '" + spec + "': '" + value + "' is out of range",
+                     std::string("use ") + flag + " N or " + flag + " SOURCE=N");
+    }
+    if (key.empty()) {
+      std::fill(values.begin(), values.end(), v);
+      continue;
+    }
+    bool matched = false;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i] == key || std::to_string(i + 1) == key) {
+        values[i] = v;
+        matched = true;
+      }
+    }
+    if (!matched) {
+      throw BadInput(std::string(flag) + " '" + spec + "': no --input is '" + key + "'",
+                     "name the source exactly as given to --input, or by its position (1, 2, ...)");
+    }
+  }
+  return values;
+}
 
 }  // namespace bertpt::cli

@@ -528,6 +528,10 @@ nlohmann::json PrepareOptions::content_config() const {
   // Only when set, so that datasets prepared before the flag existed keep their identity.
   if (corpus.skip_bad_files) j["skip_bad_files"] = true;
   if (corpus.namespaces != std::vector<int64_t>{0}) j["namespaces"] = corpus.namespaces;
+  if (std::any_of(corpus.encodings.begin(), corpus.encodings.end(), [](const auto& e) { return !e.empty(); })) {
+    j["encodings"] = corpus.encodings;
+  }
+  if (corpus.repair_invalid_utf8) j["repair_invalid_utf8"] = true;
   return j;
 }
 

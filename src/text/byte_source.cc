@@ -43,27 +43,32 @@ constexpr size_t kInputChunk = 1 << 18;
 
 const char* kind_of(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISBLK(mode)) return "a block device";
   return "a socket or other special file";
 }
+
+// Regular files, and the streams a shell hands over: pipes (FIFOs, `<(…)`) and character devices
+// (/dev/stdin on a terminal).
+bool readable_kind(mode_t mode) { return S_ISREG(mode) || S_ISFIFO(mode) || S_ISCHR(mode); }
 
 // Unbuffered reads of the file itself; decoders pull compressed chunks from it.
 class RawFile {
  public:
   explicit RawFile(const std::string& path) : path_(path) {
-    // O_NONBLOCK so that opening a FIFO does not wait for a writer: it is refused below. Regular
-    // files ignore the flag.
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      throw BadInput("cannot open " + path + ": " + std::strerror(errno), "check the path and its permissions");
+    }
+    // A FIFO opened blocking waits for its writer, as `cat` does; a refused kind is never opened.
+    if (!readable_kind(st.st_mode)) refuse(st.st_mode);
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) {
       throw BadInput("cannot open " + path + ": " + std::strerror(errno), "check the path and its permissions");
     }
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::fstat(fd_, &st) != 0 || !readable_kind(st.st_mode)) {
       ::close(fd_);
       fd_ = -1;
-      throw BadInput(path + " is " + kind_of(st.st_mode) + ", not a regular file",
-                     "give a regular file (or - for standard input, where the command takes it)");
+      refuse(st.st_mode);
     }
 #ifdef POSIX_FADV_SEQUENTIAL
     ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -90,6 +95,11 @@ class RawFile {
   const std::string& path() const { return path_; }
 
  private:
+  [[noreturn]] void refuse(mode_t mode) const {
+    throw BadInput(path_ + " is " + kind_of(mode) + ", not a file or a stream",
+                   "give a regular file, a pipe, or - for standard input");
+  }
+
   std::string path_;
   int fd_ = -1;
   uint64_t bytes_ = 0;
@@ -310,6 +320,11 @@ class Bzip2Source final : public DecoderBase {
 
 }  // namespace
 
+static bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, size_t threads) {
   auto file = std::make_unique<RawFile>(path);
   std::vector<unsigned char> head(8);
@@ -325,7 +340,7 @@ std::unique_ptr<ByteSource> open_byte_source(const std::string& path, size_t thr
     case Compression::Zstd: return std::make_unique<ZstdSource>(std::move(file), std::move(head));
     case Compression::Xz: return std::make_unique<XzSource>(std::move(file), std::move(head));
     case Compression::Bzip2:
-      if (threads > 1) {
+      if (threads > 1 && is_regular_file(path)) {  // the parallel reader seeks
         if (auto multistream = open_multistream_bzip2(path, threads)) return multistream;
       }
       return std::make_unique<Bzip2Source>(std::move(file), std::move(head));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace bertpt::text {
 
@@ -25,9 +26,15 @@ class ByteSource {
   // On-disk (compressed) bytes consumed so far, for progress.
   virtual uint64_t disk_bytes_read() const = 0;
   virtual Compression compression() const = 0;
+  // The encoding the bytes were decoded from to UTF-8 (text/encoding.h); empty when read as they are.
+  virtual std::string_view decoded_from() const { return {}; }
+  // Sequences that encoding could not decode, each now U+FFFD. Safe to read from any thread.
+  virtual uint64_t undecodable() const { return 0; }
 };
 
 // Opens `path` and picks the decoder from its magic bytes. Throws BadInput when it cannot be opened.
+// A FIFO or character device (a pipe, process substitution, /dev/stdin) is read as a stream: opened
+// blocking, read once to its end; directories, sockets and block devices are refused.
 // `threads` > 1: a bzip2 file (one stream or many) is decompressed on that many threads
 // (text/multistream_bzip2.h).
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, size_t threads = 1);

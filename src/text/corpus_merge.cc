@@ -333,7 +333,9 @@ MergeResult merge_corpus(const MergeOptions& options, const MergeProgress& progr
   auto sink = open_byte_sink(options.out, compression_for_path(options.out), options.compression_level);
   std::unique_ptr<Buckets> buckets;
   if (options.shuffle) {
-    size_t count = bucket_count(reader.disk_bytes_total(), options.shuffle_memory_bytes);
+    // A stream's size is unknown: as many buckets as for 16 GiB of input, so that none outgrows memory.
+    size_t count = bucket_count(reader.has_streams() ? uint64_t(16) << 30 : reader.disk_bytes_total(),
+                                options.shuffle_memory_bytes);
     buckets = std::make_unique<Buckets>(options.out, count);
     result.buckets = buckets->count();
   }

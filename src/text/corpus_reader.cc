@@ -1,8 +1,11 @@
 #include "text/corpus_reader.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "common/warning.h"
 #include "text/blank.h"
+#include "text/encoding.h"
 #include "text/input_paths.h"
 #include "text/json_field.h"
 #include "text/line_reader.h"
@@ -92,6 +95,7 @@ struct CorpusReader::Impl {
   std::vector<SourceStats> stats;
   uint64_t disk_total = 0;
   uint64_t disk_done = 0;  // of closed files
+  bool streams = false;    // an input is a stream: the total size is unknown
 
   size_t source = 0, file = 0;  // the next file to open is files[source][file]
   std::unique_ptr<LineReader> reader;
@@ -100,7 +104,12 @@ struct CorpusReader::Impl {
   uint64_t file_size = 0;                // on-disk bytes of the open file
   std::string path;
   Format format = Format::Text;
+  bool stream = false;           // the open file is a stream (it cannot seek)
   uint64_t accounted_bytes = 0;  // of the open file, already added to stats
+  uint64_t accounted_undecodable = 0;
+  // The open file's text bytes seen by clean(), and where the source's repair counts stood when it
+  // was opened: its own repairs are judged against its own bytes.
+  uint64_t file_text_bytes = 0, repairs_at_open = 0, nul_at_open = 0;
   bool finished = false;
 
   std::string doc;      // assembled multi-line document
@@ -116,6 +125,32 @@ struct CorpusReader::Impl {
     uint64_t now = table ? table->text_bytes() : wiki ? wiki->bytes_read() : reader->bytes_read();
     st().bytes += now - accounted_bytes;
     accounted_bytes = now;
+    if (reader) {  // sequences the file's encoding could not decode are repairs too
+      const uint64_t undecodable = reader->source().undecodable();
+      st().invalid_utf8 += undecodable - accounted_undecodable;
+      accounted_undecodable = undecodable;
+    }
+  }
+
+  uint64_t repairs() { return st().invalid_utf8 + st().nul_removed; }
+
+  // Refuses the open file when more than kMaxRepairedShare of its bytes needed repair: it is not UTF-8
+  // text (another encoding, or binary). Judged once 64 KiB are read, and at its end.
+  void judge_repairs(bool at_end) {
+    if (options.repair_invalid_utf8 || !file_open()) return;
+    account_bytes();
+    const uint64_t bytes = file_text_bytes, repaired = repairs() - repairs_at_open;
+    if (repaired < kMinRepairsRefused || double(repaired) <= kMaxRepairedShare * double(bytes)) return;
+    if (!at_end && bytes < (uint64_t(1) << 16)) return;
+    const uint64_t nul = st().nul_removed - nul_at_open;
+    const bool wide = double(nul) > 0.1 * double(bytes);  // ASCII in UTF-16/32 is every other byte NUL
+    throw BadInput(path + ": " + std::to_string(repaired) + " repairs in its first " + std::to_string(bytes) +
+                       " bytes of text (" + std::to_string(nul) + " NUL bytes, " + std::to_string(repaired - nul) +
+                       " invalid sequences): this is not UTF-8 text",
+                   wide ? "UTF-16 or UTF-32 without a byte-order mark? pass --encoding UTF-16LE (or UTF-16BE, "
+                          "UTF-32LE); or --repair-invalid-utf8 to keep it repaired"
+                        : "another encoding? pass --encoding NAME (latin1, cp1252, gb18030, shift_jis …); or "
+                          "--repair-invalid-utf8 to keep it with U+FFFD for each bad sequence");
   }
 
   bool open_next() {
@@ -124,7 +159,9 @@ struct CorpusReader::Impl {
         const InputFile& f = files[source][file++];
         path = f.path;
         file_size = f.size;
-        accounted_bytes = 0;
+        stream = f.stream;
+        accounted_bytes = accounted_undecodable = 0;
+        file_text_bytes = 0, repairs_at_open = repairs(), nul_at_open = st().nul_removed;
         ++st().files;
         st().disk_bytes += f.size;
         open_file();
@@ -142,9 +179,16 @@ struct CorpusReader::Impl {
     Compression compression = bytes->compression();
     // Decompression gets its own thread; plain files are read faster than a thread hand-off.
     if (compression != Compression::None) bytes = prefetch(std::move(bytes));
+    bytes = decode_to_utf8(std::move(bytes), source < options.encodings.size() ? options.encodings[source] : "", path);
+    if (!bytes->decoded_from().empty()) ++st().files_decoded;
     reader = std::make_unique<LineReader>(std::move(bytes), options.max_line_bytes);
     std::string_view head = reader->peek(4096);
     std::optional<TableFormat> table_format = detect_table_format(head);
+    if (table_format && stream) {
+      throw BadInput(path + " is a " + (*table_format == TableFormat::Parquet ? "Parquet" : "Arrow") +
+                         " file, read by seeking, which a stream cannot do",
+                     "save it to a file first and give its path");
+    }
     format = options.format != Format::Auto ? options.format
              : table_format                 ? (*table_format == TableFormat::Parquet ? Format::Parquet : Format::Arrow)
                                             : sniff_format(head);
@@ -200,8 +244,10 @@ struct CorpusReader::Impl {
   std::string_view clean(std::string_view line, std::string& buf) {
     RepairCounts c;
     std::string_view out = clean_utf8(line, buf, c);
+    file_text_bytes += line.size();
     st().invalid_utf8 += c.invalid;
     st().nul_removed += c.nul;
+    if (c.invalid + c.nul > 0) judge_repairs(false);
     return out;
   }
 
@@ -217,6 +263,7 @@ struct CorpusReader::Impl {
     d.path = path;
     d.line = line;
     account_bytes();
+    if (repairs() != repairs_at_open) judge_repairs(false);
     return true;
   }
 
@@ -373,13 +420,26 @@ CorpusReader::CorpusReader(CorpusOptions options) : impl_(std::make_unique<Impl>
                        std::to_string(kMaxLineBytesLimit) + " (256 MiB)",
                    "longer lines are cut, not lost: the default 1048576 suits any text corpus");
   }
+  if (options.encodings.size() > options.inputs.size()) {
+    throw BadInput("--encoding is given for " + std::to_string(options.encodings.size()) + " sources but there are " +
+                   std::to_string(options.inputs.size()) + " --input");
+  }
+  for (const auto& e : options.encodings) {
+    if (!e.empty()) check_encoding_name(e, "--encoding");
+  }
+  if (std::count(options.inputs.begin(), options.inputs.end(), "-") > 1) {
+    throw BadInput("standard input (-) is given twice", "a stream is read once: give - as one --input only");
+  }
   impl_->options = std::move(options);
   for (const auto& input : impl_->options.inputs) {
     impl_->files.push_back(expand_input(input));
     SourceStats s;
     s.name = input;
     impl_->stats.push_back(s);
-    for (const auto& f : impl_->files.back()) impl_->disk_total += f.size;
+    for (const auto& f : impl_->files.back()) {
+      impl_->disk_total += f.size;
+      impl_->streams |= f.stream;
+    }
   }
 }
 
@@ -392,6 +452,7 @@ bool CorpusReader::next(Document& doc) {
     try {
       if (!m.file_open() && !m.open_next()) break;
       if (m.read_one(doc)) return true;
+      m.judge_repairs(true);
       m.close_current();
     } catch (const BadInput& e) {
       if (!m.options.skip_bad_files) throw;
@@ -434,7 +495,9 @@ uint64_t CorpusReader::disk_bytes_read() const {
   return m.disk_done + (m.reader ? m.reader->source().disk_bytes_read() : 0);
 }
 
-uint64_t CorpusReader::disk_bytes_total() const { return impl_->disk_total; }
+uint64_t CorpusReader::disk_bytes_total() const { return impl_->streams ? 0 : impl_->disk_total; }
+
+bool CorpusReader::has_streams() const { return impl_->streams; }
 
 const CorpusOptions& CorpusReader::options() const { return impl_->options; }
 

@@ -37,7 +37,17 @@ struct CorpusOptions {
   std::vector<int64_t> namespaces = {0};  // MediaWiki dumps: the namespaces kept (0: articles)
   size_t read_threads = 2;                // Parquet/Arrow row groups decoded, MediaWiki pages converted, at once
   bool skip_bad_files = false;  // a file that cannot be read to its end: warn, count, go on (its documents so far stay)
+  // Per source (shorter than inputs: the rest ""): the encoding its files are decoded from (an iconv name);
+  // "" reads UTF-8, or UTF-16/32 where a file's first bytes say so (text/encoding.h).
+  std::vector<std::string> encodings;
+  // A file whose repairs (invalid sequences, NUL bytes) pass 1% of its bytes is not UTF-8 text and is
+  // refused, naming what was found; true keeps it, repaired.
+  bool repair_invalid_utf8 = false;
 };
+
+// Repairs in one file beyond this share of its bytes (and at least kMinRepairsRefused of them) refuse it.
+constexpr double kMaxRepairedShare = 0.01;
+constexpr uint64_t kMinRepairsRefused = 2;
 
 struct Document {
   std::string_view text;  // valid UTF-8, no NUL, not empty; valid until the next call to next()
@@ -69,9 +79,12 @@ class CorpusReader {
   // Per source (same order as options.inputs) and total.
   const std::vector<SourceStats>& stats() const;
   SourceStats total() const;
-  // Compressed (on-disk) bytes consumed so far, and the on-disk size of all files; for progress.
+  // Compressed (on-disk) bytes consumed so far, and the on-disk size of all files (0: unknown, a
+  // stream is among the inputs); for progress.
   uint64_t disk_bytes_read() const;
   uint64_t disk_bytes_total() const;
+  // Whether an input is a stream (stdin, a pipe): read once, size unknown.
+  bool has_streams() const;
   const CorpusOptions& options() const;
 
  private:

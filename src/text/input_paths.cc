@@ -36,12 +36,15 @@ const char* kind_of(mode_t mode) {
   return "not a regular file";
 }
 
-// Reading a FIFO or a device would block forever or never end: only regular files are inputs.
+// Globs and directories give regular files only: a pipe among them would be read by surprise.
 void refuse_unless_regular(const std::string& path, const struct stat& st) {
   if (S_ISREG(st.st_mode)) return;
   throw BadInput(std::string("input ") + path + " is " + kind_of(st.st_mode) + ", not a regular file",
-                 "give regular files or directories of them (save a stream to a file first)");
+                 "name a stream by itself (-i PATH or -i -), not through a glob");
 }
+
+// A stream named by itself: a pipe (FIFO, process substitution) or a character device, read once.
+bool is_stream_kind(const struct stat& st) { return S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode); }
 
 // The files under a directory, each once: symlinks are followed, but a directory already on the
 // way down (a symlink loop) is not entered again — one warning per loop — and a file or directory
@@ -131,9 +134,13 @@ class DirectoryWalk {
   std::vector<Found> found_;
 };
 
-void add_file(const std::string& path, std::vector<InputFile>& out) {
+void add_file(const std::string& path, std::vector<InputFile>& out, bool named_alone) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw BadInput("input " + path + " does not exist", "check the path");
+  if (named_alone && is_stream_kind(st)) {
+    out.push_back({path, 0, true});
+    return;
+  }
   refuse_unless_regular(path, st);
   out.push_back({path, uint64_t(st.st_size)});
 }
@@ -147,6 +154,7 @@ void add_directory(const std::string& dir, std::vector<InputFile>& out) {
 
 std::vector<InputFile> expand_input(const std::string& input) {
   std::vector<InputFile> out;
+  if (input == "-") return {{kStdinPath, 0, true}};
   std::error_code ec;
   fs::path path(input);
   if (fs::is_directory(path, ec)) {
@@ -155,7 +163,7 @@ std::vector<InputFile> expand_input(const std::string& input) {
     return out;
   }
   if (fs::exists(path, ec)) {
-    add_file(input, out);
+    add_file(input, out, true);
     return out;
   }
   if (has_glob_chars(input)) {
@@ -169,7 +177,7 @@ std::vector<InputFile> expand_input(const std::string& input) {
         if (fs::is_directory(m, ec)) {
           add_directory(m, out);
         } else {
-          add_file(m, out);
+          add_file(m, out, false);
         }
       }
       if (!out.empty()) return out;

@@ -93,9 +93,11 @@ struct MediaWikiReader::State {
 
 MediaWikiReader::MediaWikiReader(LineReader& source, std::string path)
     : source_(source), path_(std::move(path)), state_(std::make_unique<State>()) {
-  // No encoding forced: expat follows the XML declaration (UTF-8, UTF-16, ISO-8859-1, US-ASCII) and
-  // hands out UTF-8.
-  state_->parser = XML_ParserCreate(nullptr);
+  // Bytes read as they are: expat follows the XML declaration (UTF-8, UTF-16, ISO-8859-1, US-ASCII).
+  // Bytes already decoded to UTF-8 (text/encoding.h) are UTF-8 whatever the declaration still says.
+  // Either way expat hands out UTF-8.
+  const bool decoded = !source.source().decoded_from().empty();
+  state_->parser = XML_ParserCreate(decoded ? "UTF-8" : nullptr);
   if (!state_->parser) throw Error(Error::Kind::Internal, "cannot create an XML parser (out of memory?)");
   XML_SetUserData(state_->parser, state_.get());
   XML_SetElementHandler(state_->parser, &State::on_start, &State::on_end);

@@ -20,6 +20,7 @@ SourceStats& SourceStats::operator+=(const SourceStats& o) {
   pages_other_namespace += o.pages_other_namespace;
   nulls_skipped += o.nulls_skipped;
   bad_files_skipped += o.bad_files_skipped;
+  files_decoded += o.files_decoded;
   return *this;
 }
 
@@ -42,6 +43,7 @@ nlohmann::json to_json(const SourceStats& s) {
   }
   if (s.nulls_skipped > 0) j["nulls_skipped"] = s.nulls_skipped;
   if (s.bad_files_skipped > 0) j["bad_files_skipped"] = s.bad_files_skipped;
+  if (s.files_decoded > 0) j["files_decoded"] = s.files_decoded;
   return j;
 }
 

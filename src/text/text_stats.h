@@ -26,6 +26,7 @@ struct SourceStats {
   uint64_t pages_other_namespace = 0;
   uint64_t nulls_skipped = 0;      // Parquet/Arrow: null cells of the text column
   uint64_t bad_files_skipped = 0;  // files given up under skip_bad_files (their documents before the damage kept)
+  uint64_t files_decoded = 0;      // files decoded to UTF-8 from another encoding (UTF-16/32, --encoding)
 
   SourceStats& operator+=(const SourceStats& o);
 };

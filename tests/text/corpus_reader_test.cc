@@ -155,10 +155,71 @@ TEST(CorpusReader, PerSourceStatsKeepSourcesApart) {
 TEST(CorpusReader, InvalidUtf8AndNulAreRepairedAndCounted) {
   TempDir d;
   write_file(d.file("bad.txt"), std::string("caf\xE9\nnul\0byte\n\xFF\xFE\n", 17));
-  auto r = read_corpus(opts({d.file("bad.txt")}));
+  CorpusOptions o = opts({d.file("bad.txt")});
+  o.repair_invalid_utf8 = true;  // 4 repairs in 17 bytes: refused without it (below)
+  auto r = read_corpus(o);
   EXPECT_EQ(r.docs, (std::vector<std::string>{"caf\xEF\xBF\xBD", "nulbyte", "\xEF\xBF\xBD\xEF\xBF\xBD"}));
   EXPECT_EQ(r.total.invalid_utf8, 3u);
   EXPECT_EQ(r.total.nul_removed, 1u);
+}
+
+std::string error_of(CorpusOptions o) {
+  try {
+    read_corpus(std::move(o));
+  } catch (const BadInput& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A file whose repairs pass 1% of its bytes is refused, naming it and what was found; a few stray
+// bytes in a large file are repaired as before.
+TEST(CorpusReader, MostlyInvalidTextIsRefusedUnlessRepairIsAsked) {
+  TempDir d;
+  std::string latin1;
+  for (int i = 0; i < 3000; ++i) latin1 += "Le caf\xE9 \xE0 c\xF4t\xE9.\n";
+  write_file(d.file("latin1.txt"), latin1);
+  EXPECT_EQ(error_of(opts({d.file("latin1.txt")})),
+            d.file("latin1.txt") +
+                ": 12000 repairs in its first 45000 bytes of text (0 NUL bytes, 12000 invalid "
+                "sequences): this is not UTF-8 text");
+  CorpusOptions named = opts({d.file("latin1.txt")});
+  named.encodings = {"latin1"};
+  auto r = read_corpus(named);
+  EXPECT_EQ(r.docs.front(), "Le café à côté.");
+  EXPECT_EQ(r.total.invalid_utf8, 0u);
+  EXPECT_EQ(r.total.files_decoded, 1u);
+
+  std::string utf16;  // ASCII in UTF-16LE without a byte-order mark: every other byte NUL
+  for (char c : std::string(200000, 'x') + "\n") utf16 += std::string{c, '\0'};
+  write_file(d.file("u16.txt"), utf16);
+  EXPECT_EQ(error_of(opts({d.file("u16.txt")})),
+            d.file("u16.txt") +
+                ": 200000 repairs in its first 400000 bytes of text (200000 NUL bytes, 0 invalid "
+                "sequences): this is not UTF-8 text");
+
+  std::string mostly_fine(100000, 'a');
+  mostly_fine += "\xFF\n";
+  write_file(d.file("fine.txt"), mostly_fine);
+  EXPECT_EQ(read_corpus(opts({d.file("fine.txt")})).total.invalid_utf8, 1u);
+}
+
+TEST(CorpusReader, Utf16FileWithMarkAndCrlfEqualsItsUtf8Twin) {
+  TempDir d;
+  write_file(d.file("u8.txt"), "première ligne\r\nsecond ✓\r\n");
+  // The same text as Windows Notepad's "Unicode": UTF-16LE with a byte-order mark, CRLF line ends.
+  std::string u16 = "\xFF\xFE";
+  for (char32_t c : std::u32string(U"première ligne\r\nsecond ✓\r\n")) {
+    u16.push_back(char(c & 0xFF));
+    u16.push_back(char(c >> 8));
+  }
+  write_file(d.file("u16.txt"), u16);
+  auto want = read_corpus(opts({d.file("u8.txt")}));
+  auto got = read_corpus(opts({d.file("u16.txt")}));
+  EXPECT_EQ(got.docs, want.docs);
+  EXPECT_EQ(got.docs, (std::vector<std::string>{"première ligne", "second ✓"}));
+  EXPECT_EQ(got.total.invalid_utf8 + got.total.nul_removed, 0u);
+  EXPECT_EQ(got.total.files_decoded, 1u);
 }
 
 TEST(CorpusReader, BinaryGarbageDoesNotCrash) {
@@ -170,7 +231,9 @@ TEST(CorpusReader, BinaryGarbageDoesNotCrash) {
     junk.push_back(char(x >> 16));
   }
   write_file(d.file("junk.bin"), junk);
-  auto r = read_corpus(opts({d.file("junk.bin")}));
+  CorpusOptions o = opts({d.file("junk.bin")});
+  o.repair_invalid_utf8 = true;
+  auto r = read_corpus(o);
   EXPECT_GT(r.total.invalid_utf8, 0u);
   for (const auto& doc : r.docs) EXPECT_EQ(doc.find('\0'), std::string::npos);
 }
