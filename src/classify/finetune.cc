@@ -32,6 +32,7 @@
 #include "engine/run_checkpoint.h"
 #include "engine/run_log.h"
 #include "engine/step_runner.h"
+#include "engine/training_run.h"
 #include "model/architecture.h"
 #include "model/checkpoint.h"
 #include "model/torch_compat.h"
@@ -40,73 +41,10 @@
 namespace bertpt::classify {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-// Every option, so that run_config.json and results.json record the whole run.
-nlohmann::json FinetuneOptions::to_json() const {
-  return {{"model", model},
-          {"tokenizer", tokenizer},
-          {"train", train},
-          {"valid", valid},
-          {"test", test},
-          {"format", data.format},
-          {"text_field", data.text_field},
-          {"text_pair_field", data.text_pair_field},
-          {"label_field", data.label_field},
-          {"header", data.header},
-          {"output_dir", output_dir},
-          {"overwrite_output_dir", overwrite_output_dir},
-          {"resume", resume},
-          {"epochs", epochs},
-          {"learning_rate", learning_rate},
-          {"per_device_batch_size", per_device_batch_size},
-          {"grad_accum", grad_accum},
-          {"max_seq_len", max_seq_len},
-          {"warmup_ratio", warmup_ratio},
-          {"weight_decay", weight_decay},
-          {"max_grad_norm", max_grad_norm},
-          {"max_nan_steps", max_nan_steps},
-          {"seed", seed},
-          {"metric_for_best", metric_for_best},
-          {"precision", precision},
-          {"device", device},
-          {"threads", threads},
-          {"eval_batch_size", eval_batch_size},
-          {"logging_steps", logging_steps},
-          {"dump_batches", dump_batches},
-          {"report_to", report_to}};
-}
-
-void FinetuneOptions::validate() const {
-  if (model.empty()) {
-    throw BadInput("--model is required", "a checkpoint directory, or a preset such as bert-mini with --tokenizer");
-  }
-  if (train.empty()) throw BadInput("--train is required", "a JSONL, CSV or TSV file of labelled examples");
-  if (output_dir.empty()) throw BadInput("--output-dir is required");
-  if (epochs <= 0) throw BadInput("--epochs must be > 0");
-  // Comparisons are false for NaN and the bounds are finite, so NaN and inf are refused too.
-  if (!(learning_rate > 0 && learning_rate <= 10)) throw BadInput("--learning-rate must be in (0, 10]");
-  if (per_device_batch_size <= 0) throw BadInput("--per-device-batch-size must be > 0");
-  if (grad_accum <= 0) throw BadInput("--grad-accum must be > 0");
-  if (eval_batch_size <= 0) throw BadInput("--eval-batch-size must be > 0");
-  if (max_seq_len < 3) throw BadInput("--max-seq-len must be at least 3 ([CLS], a token, [SEP])");
-  if (!(warmup_ratio >= 0 && warmup_ratio <= 1)) throw BadInput("--warmup-ratio must be in [0, 1]");
-  if (!(weight_decay >= 0 && weight_decay <= 1e3)) throw BadInput("--weight-decay must be in [0, 1000]");
-  if (std::isnan(max_grad_norm) || max_grad_norm >= 1e30) {
-    throw BadInput("--max-grad-norm must be a finite number (<= 0: no clipping)");
-  }
-  if (max_nan_steps <= 0) throw BadInput("--max-nan-steps must be > 0");
-  if (metric_for_best != "accuracy" && metric_for_best != "macro_f1") {
-    throw BadInput("--metric-for-best must be accuracy or macro_f1, got '" + metric_for_best + "'");
-  }
-  engine::parse_precision(precision);
-  if (logging_steps <= 0) throw BadInput("--logging-steps must be > 0");
-  engine::validate_report_to(report_to);
-}
+using engine::Clock;
+using engine::seconds_since;
 
 namespace {
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // One labelled split, read, mapped to class ids and encoded.
 struct Split {
@@ -285,9 +223,8 @@ class Finetuning {
 
  private:
   void build_model();
-  std::string find_resume_dir() const;
   void restore(const std::string& checkpoint_dir);
-  void make_step_runner(int64_t skipped, int64_t consecutive_bad);
+  engine::StepSettings step_settings() const;
   void open_output_directory();
   // Trains the rest of the epoch; false when a signal stopped it before its last step.
   bool train_epoch(int64_t epoch, double& epoch_loss);
@@ -298,52 +235,36 @@ class Finetuning {
   bool evaluate_epoch(int64_t epoch, double loss_sum, double seconds);
   nlohmann::json report(std::vector<SplitReport>& splits);
   SplitEval evaluate(const Split& split) {
-    return evaluate_split(*model_, split, data_.labels, data_.majority, classify_options_, coll_);
+    return evaluate_split(*model_, split, data_.labels, data_.majority, classify_options_, run_.collectives());
   }
-  void log(const nlohmann::json& record);
-  void message(const std::string& m) const {
-    if (main_ && hooks_.on_message) hooks_.on_message(m);
-  }
+  void log(const nlohmann::json& record) { run_.log(record); }
+  void message(const std::string& m) const { run_.message(m); }
 
   const FinetuneOptions o_;
   const FinetuneHooks& hooks_;
-  engine::SingleProcess single_;
-  engine::Collectives& coll_;
-  const bool main_;
-  const int rank_, world_;
-  const at::Device device_;
-  const bool bf16_;
+  engine::TrainingRun run_;  // the process, OUT, the optimizer and the step (engine/training_run.h)
   const std::string tok_dir_;
   const tokenizer::Tokenizer tok_;
   const LabelledData data_;
   model::BertConfig config_;
   std::shared_ptr<model::SequenceClassifier> model_;
-  std::unique_ptr<engine::AdamW> optimizer_;
-  std::unique_ptr<engine::StepRunner> runner_;
   ClassifyOptions classify_options_;
   engine::LrSchedule schedule_;
   int64_t n_ = 0, global_batch_ = 0, steps_per_epoch_ = 0, step_ = 0;
-  std::unique_ptr<engine::RunLog> metrics_;
+  int64_t logging_steps_ = 0;  // --logging-steps, or its automatic interval
   fs::path out_, best_dir_;
-  std::optional<DirLock> lock_;  // OUT/.bertpt.lock, held by the main rank
   nlohmann::json history_ = nlohmann::json::array();
   double best_score_ = -1;
   int64_t best_epoch_ = 0;
   std::string resume_dir_;
   double resumed_epoch_loss_ = 0;  // the training loss of the resumed epoch's steps before the checkpoint
   bool stop_ = false;              // the ranks agreed to stop (a signal)
-  engine::BatchDump dump_{o_.dump_batches, rank_};  // --dump-batches
 };
 
 Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hooks)
     : o_(validated(options)),
       hooks_(hooks),
-      coll_(hooks.collectives ? *hooks.collectives : single_),
-      main_(coll_.is_main()),
-      rank_(coll_.rank()),
-      world_(coll_.world_size()),
-      device_(engine::setup_runtime(options.threads, options.device)),
-      bf16_(engine::is_bf16(options.precision)),
+      run_(engine::run_spec_of(o_), hooks),
       tok_dir_(resolve_tokenizer_dir(options)),
       tok_(tokenizer::load_tokenizer(tok_dir_)),
       data_(load_data(options, tok_)) {
@@ -351,21 +272,23 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
   out_ = fs::path(o_.output_dir);
   best_dir_ = out_ / "best";
   // One fine-tuning per OUT directory at a time; taken before an earlier run's files may be removed.
-  if (main_) lock_.emplace(DirLock::inside(o_.output_dir));
-  resume_dir_ = find_resume_dir();
+  run_.lock_output_dir();
+  resume_dir_ = run_.find_resume_checkpoint();
+  run_.claim_output_dir(!resume_dir_.empty(), {"best", "results.json"}, "a fine-tuned model or an unfinished run");
   build_model();
   n_ = int64_t(data_.train.examples.size());
-  global_batch_ = o_.per_device_batch_size * o_.grad_accum * world_;
+  global_batch_ = o_.per_device_batch_size * o_.grad_accum * run_.world();
   steps_per_epoch_ = (n_ + global_batch_ - 1) / global_batch_;
   const int64_t total_steps = steps_per_epoch_ * o_.epochs;
   schedule_ = {engine::LrScheduleKind::Linear, o_.learning_rate,
                int64_t(std::ceil(o_.warmup_ratio * double(total_steps))), total_steps};
+  logging_steps_ = o_.logging_steps > 0 ? o_.logging_steps : engine::auto_logging_steps(total_steps, 50);
   if (!resume_dir_.empty()) restore(resume_dir_);
-  else make_step_runner(0, 0);
+  else run_.start_steps(step_settings());
   open_output_directory();
   classify_options_.batch_size = o_.eval_batch_size;
-  classify_options_.device = device_.str();
-  classify_options_.bf16 = bf16_;
+  classify_options_.device = run_.device().str();
+  classify_options_.bf16 = run_.bf16();
   classify_options_.pad_id = std::max<int64_t>(0, tok_.special_ids().pad);
 }
 
@@ -380,79 +303,32 @@ void Finetuning::build_model() {
     at::NoGradGuard no_grad;
     model::load_safetensors(*model_, (fs::path(resume_dir_) / "model.safetensors").string());
   }
-  model_->to(device_);
+  model_->to(run_.device());
   model_->train();
-  const std::vector<at::Tensor> params = model_->parameters();  // in the order of named_parameter_list
-  coll_.attach_parameters(params);
-  optimizer_ = std::make_unique<engine::AdamW>(model::named_parameter_list(*model_),
-                                               engine::AdamWOptions{0.9, 0.999, 1e-8, o_.weight_decay});
+  run_.attach_model(*model_, engine::AdamWOptions{0.9, 0.999, 1e-8, o_.weight_decay});
 }
 
-void Finetuning::make_step_runner(int64_t skipped, int64_t consecutive_bad) {
-  engine::StepRunnerOptions so;
-  so.device = device_;
-  so.bf16 = bf16_;
-  so.max_grad_norm = o_.max_grad_norm;
-  so.max_nan_steps = o_.max_nan_steps;
-  so.per_device_batch_size = o_.per_device_batch_size;
-  so.dropout_seed = [seed = o_.seed, rank = rank_](int64_t step, int64_t micro) {
+engine::StepSettings Finetuning::step_settings() const {
+  return engine::step_settings_of(o_, [seed = o_.seed, rank = run_.rank()](int64_t step, int64_t micro) {
     return dropout_seed(seed, step, rank, micro);
-  };
-  runner_ = std::make_unique<engine::StepRunner>(
-      so, model_->parameters(), *optimizer_, coll_, [this](const std::string& m) { message(m); }, skipped,
-      consecutive_bad);
+  });
 }
 
 // OUT: the effective config and a fresh metrics.jsonl (a resumed run keeps the records up to its
-// checkpoint, and best/); an earlier fine-tuned model only with --overwrite-output-dir.
+// checkpoint, and best/); an earlier fine-tuned model was refused or cleared by claim_output_dir.
 void Finetuning::open_output_directory() {
-  if (main_) {
+  if (run_.main()) {
     std::error_code ec;
-    const bool resuming = !resume_dir_.empty();
-    if (!resuming && (fs::exists(best_dir_, ec) || fs::exists(out_ / "results.json", ec) ||
-                      engine::has_any_checkpoint(out_.string()))) {
-      if (!o_.overwrite_output_dir) {
-        throw BadInput(o_.output_dir + " already holds a fine-tuned model or an unfinished run",
-                       "pass --resume auto to continue an unfinished run, --overwrite-output-dir, or another "
-                       "--output-dir");
-      }
-      engine::remove_checkpoints(out_.string());
-    }
-    fs::create_directories(out_, ec);
-    if (ec) throw BadInput("cannot create --output-dir " + o_.output_dir + ": " + ec.message());
-    if (!resuming) fs::remove_all(best_dir_, ec);
+    if (resume_dir_.empty()) fs::remove_all(best_dir_, ec);
     fs::remove(out_ / "results.json", ec);
-    write_file_atomic((out_ / "run_config.json").string(), o_.to_json().dump(2) + "\n");
-    if (resuming) engine::truncate_metrics((out_ / "metrics.jsonl").string(), step_);
-    else write_file_atomic((out_ / "metrics.jsonl").string(), "");
   }
-  coll_.barrier();
-  engine::RunLogOptions lo;
-  lo.run_dir = out_.string();
-  lo.enabled = main_;
-  lo.report_to = o_.report_to;
-  lo.start_step = step_;
-  lo.hyperparameters = o_.to_json();
-  lo.model_config = nlohmann::json::parse(config_.to_json());
-  metrics_ = std::make_unique<engine::RunLog>(lo);
-}
-
-// --resume: "auto" takes the checkpoint in --output-dir (none: a new run), else the directory given.
-std::string Finetuning::find_resume_dir() const {
-  if (o_.resume != "auto") return o_.resume;
-  const auto all = engine::list_checkpoints(out_.string());
-  if (!all.empty()) return all.back().second;
-  message("--resume auto: no checkpoint in " + o_.output_dir + ", starting a new run");
-  return "";
+  run_.open_run_log(step_, nlohmann::json::parse(config_.to_json()));
 }
 
 // What a resumed run must share with the one it continues: everything that defines the result.
 nlohmann::json resume_fingerprint(const FinetuneOptions& o) {
   nlohmann::json j = o.to_json();
-  for (const char* volatile_key :
-       {"output_dir", "overwrite_output_dir", "resume", "device", "threads", "eval_batch_size", "logging_steps"}) {
-    j.erase(volatile_key);
-  }
+  for (const std::string& key : kMayChangeOnResume) j.erase(key);
   return j;
 }
 
@@ -469,13 +345,12 @@ void Finetuning::restore(const std::string& dir) {
   }
   // A field of the wrong type names the file and the field (common/json_fields.h).
   const JsonFields f(state, dir + "/trainer_state.json", "", "the checkpoint is corrupt; resume from another");
-  optimizer_->load_state(engine::read_optimizer_state(dir), f.i64("optimizer_steps"), dir);
   step_ = f.i64("step");
   history_ = f.array("history");
   best_score_ = f.number("best_score");
   best_epoch_ = f.i64("best_epoch");
   resumed_epoch_loss_ = f.number("epoch_loss");
-  make_step_runner(f.i64("skipped_steps"), f.i64("consecutive_nonfinite_steps"));
+  run_.start_steps(step_settings(), dir, state);
   message("resuming " + dir + " at step " + std::to_string(step_) + " of " + std::to_string(schedule_.total));
 }
 
@@ -486,8 +361,8 @@ nlohmann::json Finetuning::trainer_state(double epoch_loss) const {
           {"history", history_},
           {"best_score", best_score_},
           {"best_epoch", best_epoch_},
-          {"skipped_steps", runner_->skipped_steps()},
-          {"consecutive_nonfinite_steps", runner_->consecutive_bad_steps()},
+          {"skipped_steps", run_.runner().skipped_steps()},
+          {"consecutive_nonfinite_steps", run_.runner().consecutive_bad_steps()},
           {"rng", "example order permutation(seed, epoch); dropout hash(seed, step, rank, micro_step)"}};
 }
 
@@ -510,15 +385,15 @@ std::string Finetuning::model_card(const nlohmann::json& report) const {
   if (data_.valid)
     card.data.push_back({"validation examples", engine::card_count(double(data_.valid->examples.size()))});
   if (data_.test) card.data.push_back({"test examples", engine::card_count(double(data_.test->examples.size()))});
-  card.training = {{"epochs", std::to_string(history_.size()) + " of " + std::to_string(o_.epochs)},
-                   {"steps", engine::card_count(double(step_))},
-                   {"global batch", std::to_string(global_batch_)},
-                   {"optimizer", "AdamW, peak lr " + std::to_string(o_.learning_rate) +
-                                     ", linear schedule, warmup ratio " + std::to_string(o_.warmup_ratio) +
-                                     ", weight decay " + std::to_string(o_.weight_decay)},
-                   {"precision / device", o_.precision + " / " + device_.str() + " × " + std::to_string(world_)},
-                   {"seed", std::to_string(o_.seed)},
-                   {"software", std::string("bertpt ") + BERTPT_VERSION}};
+  card.training = {
+      {"epochs", std::to_string(history_.size()) + " of " + std::to_string(o_.epochs)},
+      {"steps", engine::card_count(double(step_))},
+      {"global batch", std::to_string(global_batch_)},
+      {"optimizer", "AdamW, peak lr " + std::to_string(o_.learning_rate) + ", linear schedule, warmup ratio " +
+                        std::to_string(o_.warmup_ratio) + ", weight decay " + std::to_string(o_.weight_decay)},
+      {"precision / device", o_.precision + " / " + run_.device().str() + " × " + std::to_string(run_.world())},
+      {"seed", std::to_string(o_.seed)},
+      {"software", std::string("bertpt ") + BERTPT_VERSION}};
   if (best_epoch_ > 0) card.results.push_back({"best epoch", std::to_string(best_epoch_)});
   for (const char* split : {"valid", "test"}) {
     const std::string acc = std::string(split) + "_accuracy", f1 = std::string(split) + "_macro_f1";
@@ -538,15 +413,9 @@ std::string Finetuning::model_card(const nlohmann::json& report) const {
 
 // OUT/checkpoint-STEP, replacing the previous one. Returns its path.
 std::string Finetuning::save(double epoch_loss) {
-  runner_->settle(step_);  // the checkpoint records the skipped-step counters
-  std::string path;
-  if (main_) {
-    path = engine::save_checkpoint(out_.string(), step_, *model_, config_, *optimizer_, trainer_state(epoch_loss),
-                                   tok_dir_, model_card(nullptr));
-    engine::prune_checkpoints(out_.string(), 1, path);
-  }
-  coll_.barrier();
-  return path;
+  return run_.save_checkpoint(
+      step_, *model_, config_, [&] { return trainer_state(epoch_loss); }, tok_dir_,
+      [this] { return model_card(nullptr); }, 1);
 }
 
 FinetuneResult Finetuning::run() {
@@ -554,8 +423,8 @@ FinetuneResult Finetuning::run() {
   message("training: " + std::to_string(o_.epochs) + " epochs x " + std::to_string(steps_per_epoch_) +
           " steps, global batch " + std::to_string(global_batch_) + " (" + std::to_string(o_.per_device_batch_size) +
           (o_.grad_accum > 1 ? " x " + std::to_string(o_.grad_accum) + " accumulated" : "") + " x " +
-          std::to_string(world_) + " ranks), lr " + std::to_string(o_.learning_rate) + ", warmup " +
-          std::to_string(schedule_.warmup) + " steps, " + o_.precision + " on " + device_.str());
+          std::to_string(run_.world()) + " ranks), lr " + std::to_string(o_.learning_rate) + ", warmup " +
+          std::to_string(schedule_.warmup) + " steps, " + o_.precision + " on " + run_.device().str());
   FinetuneResult result;
   result.best_dir = best_dir_.string();
   for (int64_t epoch = step_ / steps_per_epoch_ + 1; epoch <= o_.epochs; ++epoch) {
@@ -577,12 +446,12 @@ FinetuneResult Finetuning::run() {
   }
   result.report = report(result.splits);
   result.report["seconds"] = seconds_since(t_start);
-  if (main_) {
+  if (run_.main()) {
     write_file_atomic((out_ / "results.json").string(), result.report.dump(2) + "\n");
     write_file_atomic((best_dir_ / "README.md").string(), model_card(result.report));  // now with test results
     engine::remove_checkpoints(out_.string());                                         // the run is complete
   }
-  coll_.barrier();
+  run_.collectives().barrier();
   return result;
 }
 
@@ -591,21 +460,19 @@ bool Finetuning::train_epoch(int64_t epoch, double& epoch_loss) {
   for (int64_t s = step_ - (epoch - 1) * steps_per_epoch_; s < steps_per_epoch_; ++s) {
     const int64_t first = s * global_batch_;
     // Several ranks: the last batch wraps around to the epoch's start, so every rank gets full ones.
-    const int64_t count = world_ > 1 ? global_batch_ : std::min(global_batch_, n_ - first);
+    const int64_t count = run_.world() > 1 ? global_batch_ : std::min(global_batch_, n_ - first);
     engine::StepInput in;
     in.step = step_;
     // Micro-batches of per_device_batch_size; only a single process's last batch can need fewer.
     in.micro_steps = std::min(o_.grad_accum, (count + o_.per_device_batch_size - 1) / o_.per_device_batch_size);
     in.count = double(count);
     in.lr = schedule_.at(step_);
-    in.log_step = (step_ + 1) % o_.logging_steps == 0 || s == steps_per_epoch_ - 1;
+    in.log_step = (step_ + 1) % logging_steps_ == 0 || s == steps_per_epoch_ - 1;
     in.read_back = in.log_step;
-    in.stop_requested = hooks_.stop_requested && hooks_.stop_requested();
-    in.poison = hooks_.inject_nonfinite && hooks_.inject_nonfinite(step_);
-    const engine::StepOutput out = runner_->run(in, classify_forward(order, first, count));
+    const engine::StepOutput out = run_.step(in, classify_forward(order, first, count));
     ++step_;
     if (in.log_step || out.stop) {
-      const engine::StepInterval iv = runner_->take_interval(step_);
+      const engine::StepInterval iv = run_.runner().take_interval(step_);
       epoch_loss += iv.loss_sum;
       log({{"step", step_},
            {"max_steps", schedule_.total},
@@ -626,24 +493,25 @@ bool Finetuning::train_epoch(int64_t epoch, double& epoch_loss) {
 // process with the whole batch).
 engine::MicroForward Finetuning::classify_forward(const std::vector<size_t>& order, int64_t first, int64_t count) {
   return [this, &order, first, count](int64_t m) {
-    const int64_t b = o_.per_device_batch_size, begin = (m * world_ + rank_) * b;
+    const int64_t b = o_.per_device_batch_size, begin = (m * run_.world() + run_.rank()) * b;
     std::vector<size_t> mine;
     for (int64_t i = begin; i < std::min(count, begin + b); ++i) mine.push_back(order[size_t((first + i) % n_)]);
     if (hooks_.during_forward) hooks_.during_forward(step_);
     const ClassifierBatch batch = make_classifier_batch(data_.train.encoded, mine, classify_options_.pad_id);
     at::Tensor gold = at::empty({int64_t(mine.size())}, at::kLong);
     for (size_t i = 0; i < mine.size(); ++i) gold.data_ptr<int64_t>()[i] = data_.train.labels[mine[i]];
-    if (dump_.enabled()) {
+    if (run_.dump().enabled()) {
       const at::Tensor att = batch.attention_mask.defined() ? batch.attention_mask : at::ones_like(batch.input_ids);
-      dump_.write(step_ + 1, m,
-                  {{"input_ids", batch.input_ids},
-                   {"token_type_ids", batch.token_type_ids},
-                   {"attention_mask", att},
-                   {"labels", gold}});
+      run_.dump().write(step_ + 1, m,
+                        {{"input_ids", batch.input_ids},
+                         {"token_type_ids", batch.token_type_ids},
+                         {"attention_mask", att},
+                         {"labels", gold}});
     }
-    gold = gold.to(device_);
-    at::Tensor mask = batch.attention_mask.defined() ? batch.attention_mask.to(device_) : at::Tensor();
-    at::Tensor logits = model_->forward(batch.input_ids.to(device_), mask, batch.token_type_ids.to(device_));
+    gold = gold.to(run_.device());
+    at::Tensor mask = batch.attention_mask.defined() ? batch.attention_mask.to(run_.device()) : at::Tensor();
+    at::Tensor logits = model_->forward(batch.input_ids.to(run_.device()), mask,
+                                        batch.token_type_ids.to(run_.device()));
     at::Tensor loss_sum = at::cross_entropy_loss(logits.to(at::kFloat), gold, {}, at::Reduction::Sum);
     return engine::MicroOutput{loss_sum, logits.argmax(1).eq(gold).sum()};
   };
@@ -652,7 +520,7 @@ engine::MicroForward Finetuning::classify_forward(const std::vector<size_t>& ord
 // The epoch's record: training loss, and on --valid the metrics that pick the best epoch, whose
 // model is written to best/ (atomically: best/ is always a complete model).
 bool Finetuning::evaluate_epoch(int64_t epoch, double loss_sum, double seconds) {
-  const double examples = double(world_ > 1 ? steps_per_epoch_ * global_batch_ : n_);
+  const double examples = double(run_.world() > 1 ? steps_per_epoch_ * global_batch_ : n_);
   nlohmann::json record = {
       {"epoch", epoch}, {"step", step_}, {"train_loss", loss_sum / examples}, {"train_seconds", seconds}};
   bool best = !data_.valid;  // without a valid split the last epoch is the result
@@ -667,8 +535,9 @@ bool Finetuning::evaluate_epoch(int64_t epoch, double loss_sum, double seconds) 
   record["best"] = best;
   if (best) {
     best_epoch_ = epoch;
-    if (main_) model::save_pretrained(best_dir_.string(), *model_, config_, at::kFloat, tok_dir_, model_card(nullptr));
-    coll_.barrier();
+    if (run_.main())
+      model::save_pretrained(best_dir_.string(), *model_, config_, at::kFloat, tok_dir_, model_card(nullptr));
+    run_.collectives().barrier();
   }
   history_.push_back(record);
   log(record);
@@ -689,9 +558,9 @@ nlohmann::json Finetuning::report(std::vector<SplitReport>& splits) {
   r["metric_for_best"] = data_.valid ? o_.metric_for_best : "last epoch (no --valid)";
   r["best_dir"] = best_dir_.string();
   r["global_batch"] = global_batch_;
-  r["world_size"] = world_;
+  r["world_size"] = run_.world();
   r["steps"] = step_;
-  r["skipped_steps"] = runner_->skipped_steps();
+  r["skipped_steps"] = run_.runner().skipped_steps();
   r["truncated_examples"] = data_.truncated();
   r["options"] = o_.to_json();
   for (const auto* split : {&data_.valid, &data_.test}) {
@@ -706,12 +575,6 @@ nlohmann::json Finetuning::report(std::vector<SplitReport>& splits) {
     r[name + "_majority_accuracy"] = e.majority_accuracy;
   }
   return r;
-}
-
-void Finetuning::log(const nlohmann::json& record) {
-  if (!main_) return;
-  metrics_->write(record);
-  if (hooks_.on_log) hooks_.on_log(record);
 }
 
 }  // namespace

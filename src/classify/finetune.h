@@ -28,56 +28,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "classify/finetune_options.h"
 #include "classify/labeled_data.h"
 #include "classify/metrics.h"
-
-namespace bertpt::engine {
-class Collectives;
-}
+#include "engine/run_hooks.h"
 
 namespace bertpt::classify {
 
-struct FinetuneOptions {
-  std::string model;                  // checkpoint dir (bertpt or HF), or a preset for a random init
-  std::string tokenizer;              // tokenizer dir (default: the model dir)
-  std::string train, valid, test;     // labelled files (test optional)
-  classify::LabeledDataOptions data;  // format, fields, header
-  std::string output_dir;
-  bool overwrite_output_dir = false;
-  std::string resume;  // "auto": continue the run in output_dir from its checkpoint; or a checkpoint dir
-
-  int64_t epochs = 3;
-  double learning_rate = 2e-5;
-  int64_t per_device_batch_size = 32;
-  int64_t grad_accum = 1;  // micro-batches per optimizer step
-  int64_t max_seq_len = 128;
-  double warmup_ratio = 0.0;  // share of all steps used for linear warmup
-  double weight_decay = 0.01;
-  double max_grad_norm = 1.0;
-  int64_t max_nan_steps = 10;                // consecutive non-finite steps before giving up
-  uint64_t seed = 42;                        // head init, example order, dropout
-  std::string metric_for_best = "accuracy";  // or macro_f1 (on valid)
-
-  std::string precision = "bf16";
-  std::string device = "cpu";
-  int threads = 0;
-  int64_t eval_batch_size = 64;
-  int64_t logging_steps = 50;
-  std::string dump_batches;               // write every micro-batch as .npy under this dir (engine/batch_dump.h)
-  std::string report_to = "tensorboard";  // or "none": TensorBoard event files in OUT/runs (engine/run_log.h)
-
-  nlohmann::json to_json() const;
-  void validate() const;  // BadInput naming the flag
-};
-
-struct FinetuneHooks {
-  engine::Collectives* collectives = nullptr;
-  std::function<void(const std::string&)> on_message;  // data summary, epochs, best model
-  std::function<void(const nlohmann::json&)> on_log;   // every metrics.jsonl record
-  std::function<bool()> stop_requested;                // polled after every step (SIGINT/SIGTERM)
-  std::function<bool(int64_t step)> inject_nonfinite;  // test hook: poison the loss of this 0-based step
-  std::function<void(int64_t step)> during_forward;    // test hook: runs inside each micro-batch's forward
-};
+// Fine-tuning takes the run's hooks (engine/run_hooks.h): messages are the data summary, epochs and the
+// best model; stop_requested is polled before every step.
+using FinetuneHooks = engine::RunHooks;
 
 // The best model on one labelled split.
 struct SplitReport {

@@ -52,6 +52,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--seq-len", o->seq_lens, "Sequence length(s), comma-separated for a sweep")->capture_default_str();
   cmd->add_option("--per-device-batch-size", o->batches, "Batch size(s), comma-separated for a sweep")
       ->capture_default_str();
+  cmd->add_option("--grad-accum", o->bench.grad_accum,
+                  "Micro-batches per optimizer step, as train's --grad-accum (sequences/s count all of them)")
+      ->capture_default_str();
   cmd->add_option("--precision", o->bench.precision, "bf16 or fp32")->capture_default_str();
   cmd->add_option("--device", o->bench.device, "cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--threads", o->bench.threads, "CPU threads (0: all)")->capture_default_str();
@@ -73,9 +76,9 @@ void add_bench_command(CLI::App& app) {
     mlm::BenchOptions b = o->bench;
     b.seq_lens = parse_list(o->seq_lens, "--seq-len");
     b.batch_sizes = parse_list(o->batches, "--per-device-batch-size");
-    nlohmann::json what = {{"model", b.model},         {"seq", b.seq_lens},   {"batch", b.batch_sizes},
-                           {"precision", b.precision}, {"steps", b.steps},    {"warmup", b.warmup_steps},
-                           {"data", b.data},           {"padding", b.padding}};
+    nlohmann::json what = {{"model", b.model},         {"seq", b.seq_lens},    {"batch", b.batch_sizes},
+                           {"precision", b.precision}, {"steps", b.steps},     {"warmup", b.warmup_steps},
+                           {"data", b.data},           {"padding", b.padding}, {"grad_accum", b.grad_accum}};
     auto collectives = distributed::join_process_group(o->dist.timeout_seconds, b.device, b.threads,
                                                        "the bench options", hash64(what.dump()));
     b.collectives = collectives.get();

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/corpus_options.h"
+#include "cli/stop_signals.h"
 #include "common/error.h"
 #include "common/progress.h"
 #include "text/corpus_merge.h"
@@ -108,68 +109,11 @@ void add_stats(CLI::App* corpus) {
   });
 }
 
-volatile std::sig_atomic_t g_merge_signal = 0;
-
-extern "C" void on_merge_signal(int sig) {
-  if (g_merge_signal) {  // a second signal: at once
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-    return;
-  }
-  g_merge_signal = sig;
-}
-
-// SIGINT/SIGTERM while merging: the first one stops the merge, which removes its temporary files
-// (the shuffle's buckets are as large as the input), and then the process ends by that signal, as
-// it would have without the handler; a second one ends it at once (the next merge into the same
-// output removes what it left). A signal that was ignored when bertpt started stays ignored.
-class MergeSignals {
- public:
-  MergeSignals() {
-    g_merge_signal = 0;
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_merge_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    // A signal ignored on entry stays ignored (a background job of a script, nohup), as it would
-    // have been without the handler.
-    for (auto [sig, old] : {std::pair{SIGINT, &old_int_}, std::pair{SIGTERM, &old_term_}}) {
-      sigaction(sig, nullptr, old);
-      if (old->sa_handler != SIG_IGN) sigaction(sig, &sa, nullptr);
-    }
-  }
-  ~MergeSignals() { restore(); }
-  MergeSignals(const MergeSignals&) = delete;
-  MergeSignals& operator=(const MergeSignals&) = delete;
-
-  static bool requested() { return g_merge_signal != 0; }
-
-  // Ends the process by the signal that stopped the merge.
-  [[noreturn]] void end_by_signal() {
-    const int sig = g_merge_signal;
-    std::fprintf(stderr, "\nbertpt: corpus merge interrupted (%s); its temporary files are removed\n",
-                 sig == SIGINT ? "SIGINT" : "SIGTERM");
-    std::fflush(stderr);
-    restore();
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-    ::_exit(128 + sig);
-  }
-
- private:
-  void restore() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  struct sigaction old_int_ = {};
-  struct sigaction old_term_ = {};
-};
-
-// Runs the merge with the signal handling above; reports leftovers of killed merges it removed.
+// Runs the merge, stopped cleanly by SIGINT/SIGTERM (cli/stop_signals.h); reports leftovers of killed merges
+// it removed.
 text::MergeResult run_merge(text::MergeOptions& m, Progress& progress, bool quiet) {
-  MergeSignals signals;
-  m.stop_requested = [] { return MergeSignals::requested(); };
+  StopSignals signals(StopSignalOptions{nullptr, false, /*keep_ignored=*/true});
+  m.stop_requested = [] { return StopSignals::requested(); };
   text::MergeResult r;
   try {
     r = text::merge_corpus(m, [&](const text::MergeCounts& c) {
@@ -177,6 +121,9 @@ text::MergeResult run_merge(text::MergeOptions& m, Progress& progress, bool quie
                       progress_detail(c.written, "documents written", c.pages, progress.elapsed_seconds()));
     });
   } catch (const text::MergeStopped&) {
+    std::fprintf(stderr, "\nbertpt: corpus merge interrupted (%s); its temporary files are removed\n",
+                 StopSignals::signal_number() == SIGINT ? "SIGINT" : "SIGTERM");
+    std::fflush(stderr);
     signals.end_by_signal();
   }
   if (!quiet && !r.leftovers_removed.empty()) {

@@ -4,13 +4,12 @@
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <type_traits>
 
 #include "cli/commands.h"
 #include "cli/dist_flags.h"
+#include "cli/run_options.h"
 #include "cli/stop_signals.h"
 #include "cli/train_commands.h"
-#include "common/atomic_file.h"
 #include "common/error.h"
 
 #include "common/hash.h"
@@ -18,16 +17,6 @@
 #include "mlm/pretrain.h"
 
 namespace bertpt::cli {
-
-namespace {
-
-std::string dashed(const std::string& key) {
-  std::string f = key;
-  for (char& c : f) c = c == '_' ? '-' : c;
-  return f;
-}
-
-}  // namespace
 
 // What every rank must agree on: the options that define the run (not device or thread count).
 uint64_t run_fingerprint(const mlm::PretrainOptions& o) {
@@ -48,33 +37,26 @@ struct PretrainFlags {
   DistFlags dist;
 };
 
-// The run's options: the defaults, then --config's, then the flags given on the command line.
+auto visit_train = [](auto& o, auto&& f) { mlm::visit_pretrain_options(o, f); };
+
+// The run's options (cli/run_options.h). A resumed elastic run derives its accumulation again from
+// --global-batch-size at every start: the saved one is the last world size's.
 mlm::PretrainOptions resolve_options(const PretrainFlags& f, CLI::App* cmd) {
-  mlm::PretrainOptions opts;
-  if (!f.config_file.empty()) {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(read_file(f.config_file));
-    } catch (const nlohmann::json::exception& e) {
-      throw BadInput(f.config_file + ": not valid JSON (" + e.what() + ")");
-    }
-    opts.apply_json(j, f.config_file);
-  }
-  nlohmann::json given = nlohmann::json::object();
-  mlm::visit_pretrain_options(f.cli, [&](const char* name, const auto& member, const char*) {
-    if (cmd->get_option("--" + dashed(name))->count() > 0) given[name] = member;
-  });
-  opts.apply_json(given, "command line");
-  return opts;
+  RunOptionRules rules{"train", "config", mlm::kMayChangeOnResume, [](nlohmann::json& saved) {
+                         if (saved.value("global_batch_size", int64_t(0)) > 0) saved.erase("grad_accum");
+                       }};
+  return resolve_run_options(cmd, f.cli, visit_train, f.config_file, rules);
 }
 
 // The run summary (on_start): model, data, batch, schedule, hardware, kernels.
 void print_run_start(const nlohmann::json& s, const mlm::PretrainOptions& opts) {
   const auto& m = s["model"];
+  // The weights' origin: the checkpoint resumed or initialised from, else the --model preset or config.
+  const std::string source = m.value("model_type", std::string("bert")) + " " + s.value("model_source", opts.model);
   std::fprintf(stderr,
                "train: %s: %lld layers, hidden %lld, %.1fM parameters, vocab %lld | data %s: %llu sequences x %llu "
                "tokens\n",
-               opts.model.c_str(), (long long)m["num_hidden_layers"].get<int64_t>(),
+               source.c_str(), (long long)m["num_hidden_layers"].get<int64_t>(),
                (long long)m["hidden_size"].get<int64_t>(), double(s["parameters"].get<int64_t>()) / 1e6,
                (long long)m["vocab_size"].get<int64_t>(), opts.data.c_str(),
                (unsigned long long)s["dataset"]["train_sequences"].get<uint64_t>(),
@@ -165,15 +147,8 @@ void run_train_command(const PretrainFlags& f, CLI::App* cmd) {
 void add_train_command(CLI::App& app) {
   auto f = std::make_shared<PretrainFlags>();
   auto* cmd = app.add_subcommand("train", "Pre-train BERT with masked language modelling (CPU or CUDA)");
-  mlm::visit_pretrain_options(f->cli, [&](const char* name, auto& member, const char* help) {
-    using T = std::decay_t<decltype(member)>;
-    const std::string flag = "--" + dashed(name);
-    if constexpr (std::is_same_v<T, bool>) {
-      cmd->add_flag(flag, member, help);
-    } else {
-      cmd->add_option(flag, member, help)->capture_default_str();
-    }
-  });
+  cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated flag: the last wins
+  add_option_flags(cmd, f->cli, visit_train);
   cmd->add_option("--config", f->config_file, "JSON file of train options (keys as the flags, '_' for '-'); flags win");
   add_dist_flags(cmd, f->dist);
   add_common_flags(cmd, f->common);

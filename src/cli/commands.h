@@ -10,7 +10,7 @@
 
 namespace bertpt::cli {
 
-// Flags every command accepts.
+// Flags every command accepts (common_flags.cc, with the helpers below).
 struct CommonFlags {
   bool json = false;   // print the final summary as one JSON object on stdout
   bool quiet = false;  // no progress or summary on stderr
@@ -37,6 +37,6 @@ void add_data_command(CLI::App& app);
 void add_cost_command(CLI::App& app);
 void add_tokenizer_command(CLI::App& app);
 void add_tokenizer_train_subcommand(CLI::App* tokenizer_cmd);  // cmd_tokenizer_train.cc
-void add_training_commands(CLI::App& app);                     // cmd_train.cc: train, eval, fill-mask, plot
+void add_training_commands(CLI::App& app);  // model_commands.cc: train, eval, fill-mask, plot, bench, finetune ...
 
 }  // namespace bertpt::cli

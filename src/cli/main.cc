@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
-#include <iostream>
 #include <new>
 
 #include "cli/commands.h"
@@ -12,32 +11,6 @@
 #include "common/error.h"
 #include "distributed/elastic_error_file.h"
 #include "distributed/reported_elsewhere.h"
-
-namespace bertpt::cli {
-
-bool& verbose_errors() {
-  static bool verbose = false;
-  return verbose;
-}
-
-void add_common_flags(CLI::App* cmd, CommonFlags& flags) {
-  cmd->add_flag("--json", flags.json, "Print the final summary as one JSON object on stdout");
-  cmd->add_flag("-q,--quiet", flags.quiet, "No progress or summary on stderr");
-  cmd->add_flag("--verbose", verbose_errors(), "On an internal error, print LibTorch's whole message and stack trace");
-}
-
-namespace {
-std::vector<std::string> g_program_args;
-}  // namespace
-
-void set_program_args(int argc, char** argv) { g_program_args.assign(argv, argv + argc); }
-const std::vector<std::string>& program_args() { return g_program_args; }
-
-void print_json(const nlohmann::json& summary) {
-  std::cout << summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
-}
-
-}  // namespace bertpt::cli
 
 namespace {
 

@@ -1,52 +1,71 @@
 #include "cli/stop_signals.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstring>
+#include <utility>
 
 namespace bertpt::cli {
 
 namespace {
 
 volatile std::sig_atomic_t g_stop_signal = 0;
-struct sigaction g_old_int = {};
-struct sigaction g_old_term = {};
-struct sigaction g_old_usr1 = {};
+const char* g_announce = nullptr;  // set before the handler is installed, read only by it
 
 extern "C" void on_stop_signal(int sig) {
-  if (g_stop_signal) {
+  if (g_stop_signal) {  // a second signal: at once
     std::signal(sig, SIG_DFL);
     std::raise(sig);
     return;
   }
   g_stop_signal = sig;
-  const char msg[] = "\nbertpt: signal received: finishing this step and saving a checkpoint (again to abort)\n";
-  ssize_t n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)n;
+  if (g_announce) {
+    ssize_t n = ::write(STDERR_FILENO, g_announce, std::strlen(g_announce));
+    (void)n;
+  }
 }
 
 }  // namespace
 
-StopSignals::StopSignals() {
+StopSignalOptions training_stop_signals() {
+  return {"\nbertpt: signal received: finishing this step and saving a checkpoint (again to abort)\n", true, false};
+}
+
+StopSignals::StopSignals(StopSignalOptions options) : usr1_(options.usr1) {
   g_stop_signal = 0;
+  g_announce = options.announce;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // a signal must not fail a blocking read or write
-  sigaction(SIGINT, &sa, &g_old_int);
-  sigaction(SIGTERM, &sa, &g_old_term);
-  sigaction(SIGUSR1, &sa, &g_old_usr1);
+  for (auto [sig, old] :
+       {std::pair{SIGINT, &old_int_}, std::pair{SIGTERM, &old_term_}, std::pair{SIGUSR1, &old_usr1_}}) {
+    if (sig == SIGUSR1 && !usr1_) continue;
+    sigaction(sig, nullptr, old);
+    if (!(options.keep_ignored && old->sa_handler == SIG_IGN)) sigaction(sig, &sa, nullptr);
+  }
 }
 
-StopSignals::~StopSignals() {
-  sigaction(SIGINT, &g_old_int, nullptr);
-  sigaction(SIGTERM, &g_old_term, nullptr);
-  sigaction(SIGUSR1, &g_old_usr1, nullptr);
+StopSignals::~StopSignals() { restore(); }
+
+void StopSignals::restore() {
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+  if (usr1_) sigaction(SIGUSR1, &old_usr1_, nullptr);
 }
 
 bool StopSignals::requested() { return g_stop_signal != 0; }
+
+int StopSignals::signal_number() { return g_stop_signal; }
+
+void StopSignals::end_by_signal() {
+  const int sig = g_stop_signal;
+  restore();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+  ::_exit(128 + sig);
+}
 
 }  // namespace bertpt::cli

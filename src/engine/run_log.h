@@ -21,6 +21,14 @@ namespace bertpt::engine {
 // event files (no protobuf).
 void validate_report_to(const std::string& report_to);
 
+// The logging interval of --logging-steps 0: about kAutoLogRecords records over a run of `total_steps`
+// (a short run still draws a curve), at most `cap` steps apart (the Trainer's long-run default).
+constexpr int64_t kAutoLogRecords = 30;
+inline int64_t auto_logging_steps(int64_t total_steps, int64_t cap) {
+  const int64_t every = (total_steps + kAutoLogRecords - 1) / kAutoLogRecords;
+  return every < 1 ? 1 : every > cap ? cap : every;
+}
+
 // TensorBoard's tag for a metrics.jsonl key ("" for keys that are not metrics: step).
 std::string tensorboard_tag(const std::string& key);
 

@@ -16,6 +16,8 @@
 #include "engine/device.h"
 #include "engine/failures.h"
 #include "engine/precision.h"
+#include "engine/step_runner.h"
+#include "mlm/mlm_step.h"
 #include "model/architecture.h"
 #include "model/bert_config.h"
 #include "model/cpu_runtime.h"
@@ -82,6 +84,7 @@ nlohmann::json BenchResult::to_json(const BenchOptions& o) const {
   j["device"] = o.device;
   j["data"] = o.data.empty() ? "synthetic" : o.data;
   j["padding"] = o.padding;
+  j["grad_accum"] = o.grad_accum;
   j["world_size"] = world_size;
   j["peak_flops"] = peak_flops;
   j["peak_source"] = peak_source;
@@ -151,7 +154,9 @@ struct RowTiming {
 };
 
 // A fresh model trained for warmup_steps + steps optimizer steps on one fixed batch, each step timed
-// until the device is done.
+// until the device is done. The step is train's own (mlm/mlm_step.h): the same StepRunner with
+// train's defaults (clipping to 1.0, the non-finite policy, AdamW's kernel choice, bf16 autocast, the
+// sparse head), --grad-accum micro-batches of `batch` sequences per step.
 RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& config, const data::Dataset* ds,
                               const at::Device& device, bool bf16, int64_t batch, int64_t seq_len,
                               engine::Collectives& coll) {
@@ -164,30 +169,35 @@ RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& co
   RowTiming t;
   t.parameters = model::count_parameters(*model);
   engine::AdamW optimizer(model::named_parameter_list(*model), engine::AdamWOptions{0.9, 0.999, 1e-8, 0.0});
-  at::Tensor ids, labels, mask;
-  make_batch(o, ds, config.vocab_size, batch, seq_len, ids, labels, mask);
-  ids = ids.to(device);
-  labels = labels.to(device);
-  if (mask.defined()) mask = mask.to(device);
-  for (int s = 0; s < o.warmup_steps + o.steps; ++s) {
-    const auto t0 = std::chrono::steady_clock::now();
-    optimizer.zero_grad();
-    model::MlmOutput out;
-    at::Tensor loss;
-    {
-      torch_compat::AutocastGuard autocast(device.type(), at::kBFloat16, bf16);
-      out = model->forward(ids, mask, {}, labels, model::MlmHead::Sparse);
-      loss = out.loss_sum * (1.0 / std::max<double>(1.0, double(out.num_masked)));
-    }
-    coll.begin_backward(true);
-    loss.backward();
-    coll.finish_gradients();
-    optimizer.step(1e-5);
-    (void)loss.item<float>();  // wait for the device
-    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (s >= o.warmup_steps) t.times.push_back(dt);
-    t.masked = double(out.num_masked);
+  engine::StepRunnerOptions so;
+  so.device = device;
+  so.bf16 = bf16;
+  so.per_device_batch_size = batch;
+  so.dropout_seed = [seed = o.seed, rank = coll.rank()](int64_t step, int64_t micro) {
+    return mlm_dropout_seed(seed, step, rank, micro);
+  };
+  engine::StepRunner runner(so, params, optimizer, coll, [](const std::string&) {});
+  StepBatch step_batch;
+  for (int64_t m = 0; m < o.grad_accum; ++m) {
+    at::Tensor ids, labels, mask;
+    make_batch(o, ds, config.vocab_size, batch, seq_len, ids, labels, mask);
+    step_batch.micro.push_back(micro_batch_of(ids, labels, mask));
+    step_batch.num_masked += step_batch.micro.back().num_masked;
   }
+  const engine::MicroForward forward = mlm_micro_forward(*model, step_batch, device);
+  for (int s = 0; s < o.warmup_steps + o.steps; ++s) {
+    engine::StepInput in;
+    in.started = std::chrono::steady_clock::now();
+    in.step = s;
+    in.micro_steps = o.grad_accum;
+    in.count = double(step_batch.num_masked) * coll.world_size();  // every rank runs the same batch
+    in.lr = 1e-5;
+    in.log_step = in.read_back = true;  // reads the step's loss back: the time includes the device's work
+    runner.run(in, forward);
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - in.started).count();
+    if (s >= o.warmup_steps) t.times.push_back(dt);
+  }
+  t.masked = double(step_batch.num_masked);
   std::sort(t.times.begin(), t.times.end());
   return t;
 }
@@ -195,7 +205,7 @@ RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& co
 // The job's numbers: ranks step in lockstep (the all-reduce), so the slowest rank's median is the
 // job's step time; throughput and FLOPs add up over ranks.
 void fill_row(BenchRow& row, const RowTiming& t, engine::Collectives& coll, const perf::BertFlops& flops,
-              double peak_flops) {
+              double peak_flops, int64_t grad_accum) {
   const int world = coll.world_size();
   const std::vector<double> stats = {t.times[t.times.size() / 2], t.times.front(), t.times.back()};
   std::vector<double> slowest(size_t(world) * 3, 0.0);
@@ -208,7 +218,7 @@ void fill_row(BenchRow& row, const RowTiming& t, engine::Collectives& coll, cons
     row.step_max_sec = std::max(row.step_max_sec, slowest[size_t(r * 3 + 2)]);
     row.step_min_sec = r == 0 ? slowest[1] : std::min(row.step_min_sec, slowest[size_t(r * 3 + 1)]);
   }
-  const double global_batch = double(row.batch) * world;
+  const double global_batch = double(row.batch * grad_accum) * world;
   row.seq_per_sec = global_batch / row.step_median_sec;
   row.tokens_per_sec = row.seq_per_sec * double(row.seq_len);
   row.masked_per_step = total_masked[0];
@@ -241,6 +251,7 @@ double time_gradient_allreduce(int64_t numel, const at::Device& device, engine::
 
 BenchResult run_bench(const BenchOptions& o) {
   if (o.steps < 1 || o.warmup_steps < 0) throw BadInput("--steps must be at least 1 and --warmup-steps at least 0");
+  if (o.grad_accum < 1 || o.grad_accum > 4096) throw BadInput("--grad-accum must be in [1, 4096]");
   if (!(o.padding >= 0 && o.padding < 1)) {
     char value[32];
     std::snprintf(value, sizeof value, "%g", o.padding);
@@ -281,7 +292,7 @@ BenchResult run_bench(const BenchOptions& o) {
       try {
         const RowTiming timing = time_training_steps(o, config, ds.get(), device, bf16, batch, seq_len, coll);
         result.parameters = timing.parameters;  // the same model for every row
-        fill_row(row, timing, coll, flops, result.peak_flops);
+        fill_row(row, timing, coll, flops, result.peak_flops, o.grad_accum);
       } catch (const BadInput&) {
         throw;
       } catch (const std::exception& e) {

@@ -26,7 +26,8 @@ namespace bertpt::mlm {
 struct BenchOptions {
   std::string model = "bert-base";
   std::vector<int64_t> seq_lens = {128};
-  std::vector<int64_t> batch_sizes = {32};
+  std::vector<int64_t> batch_sizes = {32};  // per device and micro-batch
+  int64_t grad_accum = 1;                   // micro-batches per optimizer step, as train's --grad-accum
   std::string precision = "bf16";
   std::string device = "cpu";
   int threads = 0;

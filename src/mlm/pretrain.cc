@@ -16,7 +16,6 @@
 #include "common/atomic_file.h"
 #include "common/dir_lock.h"
 #include "common/error.h"
-#include "common/hash.h"
 #include "common/json_fields.h"
 #include "common/jsonl_log.h"
 #include "common/progress.h"
@@ -34,8 +33,10 @@
 #include "engine/run_checkpoint.h"
 #include "engine/run_log.h"
 #include "engine/step_runner.h"
+#include "engine/training_run.h"
 #include "mlm/batch_loader.h"
 #include "mlm/evaluate.h"
+#include "mlm/mlm_step.h"
 #include "model/architecture.h"
 #include "model/checkpoint.h"
 #include "model/torch_compat.h"
@@ -46,11 +47,10 @@
 namespace bertpt::mlm {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using engine::Clock;
+using engine::seconds_since;
 
 namespace {
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 bool is_preset_name(const std::string& name) {
   std::error_code ec;
@@ -84,12 +84,6 @@ nlohmann::json dataset_fingerprint(const data::Dataset& d) {
   f["train_sequences"] = d.size();
   f["vocab_sha256"] = d.manifest().tokenizer.vocab_sha256;
   return f;
-}
-
-// The dropout stream of micro-step `micro` of optimizer step `step` on `rank`: a pure function, so a
-// resumed run draws the same dropout masks as an uninterrupted one.
-uint64_t dropout_seed(uint64_t seed, int64_t step, int rank, int64_t micro) {
-  return mix64(mix64(mix64(seed ^ 0x44524F504F555421ull) ^ uint64_t(step)) ^ (uint64_t(rank) << 32 | uint64_t(micro)));
 }
 
 // JSON numbers must be finite.
@@ -178,15 +172,9 @@ struct Start {
 };
 
 // `fingerprint`: what the run trains on now (a checkpoint of other data is refused).
-Start resolve_start(const PretrainOptions& o, const nlohmann::json& fingerprint, bool main, const Message& message) {
+Start resolve_start(engine::TrainingRun& run, const nlohmann::json& fingerprint) {
   Start start;
-  if (o.resume == "auto") {
-    auto all = engine::list_checkpoints(o.output_dir);
-    if (!all.empty()) start.resume_dir = all.back().second;
-    else message("--resume auto: no complete checkpoint in " + o.output_dir + ", starting a new run");
-  } else if (!o.resume.empty()) {
-    start.resume_dir = o.resume;
-  }
+  start.resume_dir = run.find_resume_checkpoint();
   if (!start.resume_dir.empty()) {
     start.state = engine::read_trainer_state(start.resume_dir, {"data_position", "config"});
     const nlohmann::json& now = fingerprint;
@@ -196,18 +184,8 @@ Start resolve_start(const PretrainOptions& o, const nlohmann::json& fingerprint,
                      "resume with the run's own --data, or start a new run from the weights with --init-from " +
                          start.resume_dir);
     }
-  } else if (engine::has_any_checkpoint(o.output_dir)) {
-    if (!o.overwrite_output_dir) {
-      throw BadInput(
-          o.output_dir + " already holds checkpoints of a run",
-          "pass --resume auto to continue it, --overwrite-output-dir to start afresh, or another --output-dir");
-    }
-    if (main) {
-      engine::remove_checkpoints(o.output_dir);
-      std::error_code ec;
-      fs::remove(fs::path(o.output_dir) / "metrics.jsonl", ec);
-    }
   }
+  run.claim_output_dir(!start.resume_dir.empty(), {}, "checkpoints of a run");
   return start;
 }
 
@@ -293,7 +271,7 @@ class Pretraining {
   // current phase's end.
   int64_t per_device_batch(size_t phase) const;
   int64_t grad_accum(size_t phase) const;
-  int64_t phase_global_batch(size_t phase) const { return per_device_batch(phase) * grad_accum(phase) * world_; }
+  int64_t phase_global_batch(size_t phase) const { return per_device_batch(phase) * grad_accum(phase) * run_.world(); }
   int64_t phase_end() const { return phases_.empty() ? o_.max_steps : phases_.phases[phase_].end_step; }
   std::string data_dir() const;
   bool logs_after(int64_t step) const;
@@ -310,34 +288,21 @@ class Pretraining {
   void save();
   nlohmann::json trainer_state() const;
   std::string model_card() const;
-  void log(const nlohmann::json& record);
-  void message(const std::string& m) const {
-    if (main_ && hooks_.on_message) hooks_.on_message(m);
-  }
+  void log(const nlohmann::json& record) { run_.log(record); }
+  void message(const std::string& m) const { run_.message(m); }
   double cost_so_far() const { return prior_cost_ + price_ * (elapsed_ - prior_elapsed_) / 3600.0; }
 
   const PretrainOptions o_;
-  std::optional<DirLock> lock_;  // RUN/.bertpt.lock, held by the main rank
   const TrainHooks& hooks_;
-  engine::SingleProcess single_;
-  engine::Collectives& coll_;
-  const bool main_;
-  const int rank_, world_;
-  const at::Device device_;
-  const bool bf16_;
-  data::PhaseSchedule phases_;                                    // empty: one phase on --data
+  engine::TrainingRun run_;     // the process, RUN, the optimizer and the step (engine/training_run.h)
+  data::PhaseSchedule phases_;  // empty: one phase on --data
   std::vector<std::shared_ptr<const data::Dataset>> phase_data_;  // the train split of each phase
   size_t phase_ = 0;                                              // the phase dataset_ belongs to
   std::shared_ptr<const data::Dataset> dataset_, valid_;          // the current phase's
   model::BertConfig config_;
   std::shared_ptr<model::MaskedLanguageModel> model_;
   std::string attention_kernel_;
-  std::vector<at::Tensor> params_;
-  std::unique_ptr<engine::AdamW> optimizer_;
-  std::unique_ptr<engine::StepRunner> runner_;
   std::unique_ptr<BatchLoader> loader_;
-  engine::BatchDump dump_;  // --dump-batches
-  std::unique_ptr<engine::RunLog> metrics_;
   engine::LrSchedule schedule_;
   EvalOptions eval_options_;
   std::string resume_dir_;
@@ -349,35 +314,32 @@ class Pretraining {
   std::optional<perf::BertFlops> flops_;
   double interval_flops_ = 0;
   int64_t global_batch_ = 0;
+  int64_t logging_steps_ = o_.logging_steps > 0 ? o_.logging_steps : engine::auto_logging_steps(o_.max_steps, 100);
   std::string last_saved_;
   int64_t last_saved_step_ = -1;
   TrainResult result_;
 };
 
 Pretraining::Pretraining(const PretrainOptions& options, const TrainHooks& hooks)
-    : o_(validated(options)),
-      hooks_(hooks),
-      coll_(hooks.collectives ? *hooks.collectives : single_),
-      main_(coll_.is_main()),
-      rank_(coll_.rank()),
-      world_(coll_.world_size()),
-      device_(engine::setup_runtime(options.threads, options.device)),
-      bf16_(engine::is_bf16(options.precision)),
-      dump_(options.dump_batches, coll_.rank()) {
+    : o_(validated(options)), hooks_(hooks), run_(engine::run_spec_of(o_), hooks) {
   phases_ = data::parse_phase_schedule(o_.phase_schedule, o_.max_steps);
   open_datasets();
   // One run per RUN directory at a time; taken before resolve_start may delete an earlier run's checkpoints.
-  if (main_) lock_.emplace(DirLock::inside(o_.output_dir));
-  const Start start = resolve_start(o_, run_fingerprint(), main_, [this](const std::string& m) { message(m); });
+  run_.lock_output_dir();
+  const Start start = resolve_start(run_, run_fingerprint());
   resume_dir_ = start.resume_dir;
   build_model(resolve_model_source(o_, start, longest_dataset()));
   restore(start);
   open_run_directory();
   price_ = resolve_price(o_);
-  if (main_) peak_ = perf::peak_flops(device_.str(), bf16_, o_.peak_tflops);
+  if (run_.main()) peak_ = perf::peak_flops(run_.device().str(), run_.bf16(), o_.peak_tflops);
   flops_.emplace(config_);
   enter_phase(phases_.phase_at(step_));
   schedule_ = lr_schedule_of(o_);
+  if (o_.eval_steps > 0 && !valid_) {
+    message("--eval-steps " + std::to_string(o_.eval_steps) + ": " + data_dir() +
+            " has no valid split, so nothing is evaluated (prepare it with --valid-fraction)");
+  }
 }
 
 // --data's train split, or with --phase-schedule the train split of each phase's DATA/seq-LEN
@@ -457,7 +419,7 @@ void Pretraining::enter_phase(size_t phase) {
 // Whether a log record is written after optimizer step `step` (1-based count): every --logging-steps,
 // at the end, and at the end of each phase (a record never spans two sequence lengths).
 bool Pretraining::logs_after(int64_t step) const {
-  return step % o_.logging_steps == 0 || step == o_.max_steps || (!phases_.empty() && step == phase_end());
+  return step % logging_steps_ == 0 || step == o_.max_steps || (!phases_.empty() && step == phase_end());
 }
 
 // The sequences and tokens trained on so far (every phase's steps × its global batch, × its length).
@@ -507,21 +469,16 @@ void Pretraining::build_model(const ModelSource& source) {
   }
   const model::AttentionKernel attention = parse_attention(o_.attention);
   model_->set_attention_kernel(attention);
-  attention_kernel_ = model::attention_kernel_name(attention, device_.type());
-  model_->to(device_);
+  attention_kernel_ = model::attention_kernel_name(attention, run_.device().type());
+  model_->to(run_.device());
   model_->train();
-  params_ = model_->parameters();  // the same tensors, in the order of named_parameter_list
-  coll_.attach_parameters(params_);
-  optimizer_ = std::make_unique<engine::AdamW>(model::named_parameter_list(*model_),
-                                               engine::AdamWOptions{o_.adam_beta1, o_.adam_beta2, o_.adam_epsilon,
-                                                                    o_.weight_decay, parse_optim(o_.optim),
-                                                                    o_.optim == "lamb"});
+  run_.attach_model(*model_, engine::AdamWOptions{o_.adam_beta1, o_.adam_beta2, o_.adam_epsilon, o_.weight_decay,
+                                                  parse_optim(o_.optim), o_.optim == "lamb"});
 }
 
-// Continues a checkpoint's counters and optimizer; then the step runner, which carries the
-// non-finite policy's counters on.
+// Continues a checkpoint's position and counters; then the step runner, which reads the optimizer and
+// carries the non-finite policy's counters on.
 void Pretraining::restore(const Start& start) {
-  int64_t skipped = 0, consecutive_bad = 0;
   if (!resume_dir_.empty()) {
     const nlohmann::json& state = start.state;
     // A field of the wrong type names the file and the field (common/json_fields.h).
@@ -542,61 +499,33 @@ void Pretraining::restore(const Start& start) {
     }
     prior_elapsed_ = f.has("elapsed_sec") ? f.number("elapsed_sec") : 0.0;
     prior_cost_ = f.has("cost_usd") ? f.number("cost_usd") : 0.0;
-    skipped = f.has("skipped_steps") ? f.i64("skipped_steps") : 0;
-    consecutive_bad = f.has("consecutive_nonfinite_steps") ? f.i64("consecutive_nonfinite_steps") : 0;
-    optimizer_->load_state(engine::read_optimizer_state(resume_dir_), f.i64("optimizer_steps"), resume_dir_);
     message("resuming " + resume_dir_ + " at step " + std::to_string(step_) + " (sample position " +
             std::to_string(position_) + ")");
   }
   elapsed_ = prior_elapsed_;
   last_saved_step_ = resume_dir_.empty() ? -1 : step_;
-  engine::StepRunnerOptions so;
-  so.device = device_;
-  so.bf16 = bf16_;
-  so.max_grad_norm = o_.max_grad_norm;
-  so.max_nan_steps = o_.max_nan_steps;
-  so.per_device_batch_size = o_.per_device_batch_size;
-  so.dropout_seed = [seed = o_.seed, rank = rank_](int64_t step, int64_t micro) {
-    return dropout_seed(seed, step, rank, micro);
-  };
-  runner_ = std::make_unique<engine::StepRunner>(
-      so, params_, *optimizer_, coll_, [this](const std::string& m) { message(m); }, skipped, consecutive_bad);
+  const engine::StepSettings ss = engine::step_settings_of(
+      o_,
+      [seed = o_.seed, rank = run_.rank()](int64_t step, int64_t m) { return mlm_dropout_seed(seed, step, rank, m); });
+  run_.start_steps(ss, resume_dir_, start.state);
   if (!resume_dir_.empty() && start.state.contains("log_window")) {
-    runner_->restore_interval(log_window_from_json(start.state["log_window"], resume_dir_, interval_flops_));
+    run_.runner().restore_interval(log_window_from_json(start.state["log_window"], resume_dir_, interval_flops_));
   }
 }
 
 // RUN: the effective config, and metrics.jsonl without the records past the resumed step.
-void Pretraining::open_run_directory() {
-  const std::string metrics_path = (fs::path(o_.output_dir) / "metrics.jsonl").string();
-  if (main_) {
-    std::error_code ec;
-    fs::create_directories(o_.output_dir, ec);
-    if (ec) throw BadInput("cannot create --output-dir " + o_.output_dir + ": " + ec.message());
-    write_file_atomic((fs::path(o_.output_dir) / "run_config.json").string(), o_.to_json().dump(2) + "\n");
-    engine::truncate_metrics(metrics_path, step_);
-  }
-  coll_.barrier();
-  engine::RunLogOptions lo;
-  lo.run_dir = o_.output_dir;
-  lo.enabled = main_;
-  lo.report_to = o_.report_to;
-  lo.start_step = step_;
-  lo.hyperparameters = o_.to_json();
-  lo.model_config = nlohmann::json::parse(model_->config().to_json());
-  metrics_ = std::make_unique<engine::RunLog>(lo);
-}
+void Pretraining::open_run_directory() { run_.open_run_log(step_, nlohmann::json::parse(model_->config().to_json())); }
 
 void Pretraining::make_batches() {
   LoaderOptions lo;
   lo.per_device_batch = per_device_batch(phase_);
   lo.grad_accum = grad_accum(phase_);
-  lo.rank = rank_;
-  lo.world = world_;
+  lo.rank = run_.rank();
+  lo.world = run_.world();
   lo.seed = o_.seed;
   lo.start_position = position_;
   lo.masking = masking_for_dataset(*dataset_, o_.mlm_probability, o_.whole_word_mask);
-  lo.pin_memory = device_.is_cuda();
+  lo.pin_memory = run_.device().is_cuda();
   lo.max_steps = std::max<int64_t>(0, phase_end() - step_);
   loader_.reset();  // the previous phase's, whose thread ends here
   if (lo.max_steps > 0) loader_ = std::make_unique<BatchLoader>(dataset_, lo);
@@ -605,12 +534,12 @@ void Pretraining::make_batches() {
   eval_options_.max_batches = o_.eval_max_batches;
   eval_options_.mlm_probability = o_.mlm_probability;
   eval_options_.whole_word_mask = o_.whole_word_mask;
-  eval_options_.bf16 = bf16_;
-  eval_options_.device = device_.str();
+  eval_options_.bf16 = run_.bf16();
+  eval_options_.device = run_.device().str();
 }
 
 void Pretraining::report_start() const {
-  if (!main_ || !hooks_.on_start) return;
+  if (!run_.main() || !hooks_.on_start) return;
   const double T = double(dataset_->seq_len());
   nlohmann::json s;
   s["config"] = o_.to_json();
@@ -621,19 +550,20 @@ void Pretraining::report_start() const {
   s["global_batch"] = global_batch_;
   s["per_device_batch"] = per_device_batch(phase_);
   s["grad_accum"] = grad_accum(phase_);
-  s["world_size"] = world_;
-  s["device"] = device_.str();
+  s["world_size"] = run_.world();
+  s["device"] = run_.device().str();
   s["threads"] = at::get_num_threads();
   s["attention_kernel"] = attention_kernel_;
-  s["adamw_kernel"] = optimizer_->kernel_name();
+  s["adamw_kernel"] = run_.optimizer().kernel_name();
   s["peak_flops"] = peak_.flops_per_sec;
   s["peak_source"] = peak_.source;
   s["flops_per_sequence"] = flops_->train_flops(1, T, o_.mlm_probability * T);
   s["start_step"] = step_;
   s["resumed_from"] = resume_dir_;
+  s["model_source"] = !resume_dir_.empty() ? resume_dir_ : !o_.init_from.empty() ? o_.init_from : o_.model;
   if (!phases_.empty()) s["phases"] = phases_json();
-  s["decay_parameters"] = optimizer_->decay_names().size();
-  s["no_decay_parameters"] = optimizer_->no_decay_names().size();
+  s["decay_parameters"] = run_.optimizer().decay_names().size();
+  s["no_decay_parameters"] = run_.optimizer().no_decay_names().size();
   hooks_.on_start(s);
 }
 
@@ -649,32 +579,25 @@ TrainResult Pretraining::run() {
     if (result_.start_step < step_) {
       evaluate();
       // The final checkpoint was saved before this evaluation: its card gains the held-out results.
-      if (main_ && !last_saved_.empty())
+      if (run_.main() && !last_saved_.empty())
         write_file_atomic((fs::path(last_saved_) / "README.md").string(), model_card());
     }
   }
   result_.final_step = step_;
-  result_.skipped_steps = runner_->skipped_steps();
+  result_.skipped_steps = run_.runner().skipped_steps();
   result_.seconds = seconds_since(t_start);
   return result_;
 }
 
-// The MLM loss of micro-batch m: cross-entropy summed at its masked positions (the sparse head).
+// The MLM loss of micro-batch m (mlm/mlm_step.h), after the test hook and --dump-batches.
 engine::MicroForward Pretraining::mlm_forward(const StepBatch& batch) {
-  return [this, &batch](int64_t m) {
-    const MicroBatch& mb = batch.micro[size_t(m)];
+  return mlm_micro_forward(*model_, batch, run_.device(), [this](int64_t m, const MicroBatch& mb) {
     if (hooks_.during_forward) hooks_.during_forward(step_);
-    if (dump_.enabled()) {
+    if (run_.dump().enabled()) {
       const at::Tensor att = mb.attention_mask.defined() ? mb.attention_mask : at::ones_like(mb.input_ids);
-      dump_.write(step_ + 1, m, {{"input_ids", mb.input_ids}, {"attention_mask", att}, {"labels", mb.labels}});
+      run_.dump().write(step_ + 1, m, {{"input_ids", mb.input_ids}, {"attention_mask", att}, {"labels", mb.labels}});
     }
-    at::Tensor ids = mb.input_ids.to(device_, /*non_blocking=*/true);  // [b, T]
-    at::Tensor labels = mb.labels.to(device_, /*non_blocking=*/true);  // [b, T]
-    at::Tensor att = mb.attention_mask.defined() ? mb.attention_mask.to(device_, true) : at::Tensor();
-    at::Tensor positions = mb.masked_positions.to(device_, /*non_blocking=*/true);  // [M]
-    model::MlmOutput out = model_->forward(ids, att, {}, labels, model::MlmHead::Sparse, positions);
-    return engine::MicroOutput{out.loss_sum, out.num_correct};
-  };
+  });
 }
 
 bool Pretraining::train_step() {
@@ -693,9 +616,7 @@ bool Pretraining::train_step() {
   in.lr = schedule_.at(step_);
   in.log_step = logs_after(step_ + 1);
   in.read_back = bool(hooks_.on_step);
-  in.stop_requested = hooks_.stop_requested && hooks_.stop_requested();
-  in.poison = hooks_.inject_nonfinite && hooks_.inject_nonfinite(step_);
-  const engine::StepOutput out = runner_->run(in, mlm_forward(batch));
+  const engine::StepOutput out = run_.step(in, mlm_forward(batch));
   ++step_;
   position_ += uint64_t(global_batch_);
   elapsed_ += seconds_since(in.started);
@@ -710,7 +631,7 @@ bool Pretraining::train_step() {
     rec.skipped = !out.finite;
     hooks_.on_step(rec);
   }
-  if (logs_after(step_) || out.stop) write_log_record(runner_->take_interval(step_));
+  if (logs_after(step_) || out.stop) write_log_record(run_.runner().take_interval(step_));
   if (o_.eval_steps > 0 && step_ % o_.eval_steps == 0 && step_ < o_.max_steps && !out.stop) evaluate();
   if ((o_.save_steps > 0 && step_ % o_.save_steps == 0) || step_ == o_.max_steps || out.stop) save();
   if (out.stop) {
@@ -733,14 +654,14 @@ void Pretraining::write_log_record(const engine::StepInterval& iv) {
   r["tokens_per_sec"] = double(iv.steps) * G * T / iv.seconds;
   r["seq_per_sec"] = double(iv.steps) * G / iv.seconds;
   // interval_flops_ counts the global batch, so the peak is that of all `world` devices.
-  r["mfu"] = peak_.flops_per_sec > 0 ? interval_flops_ / iv.seconds / (peak_.flops_per_sec * world_) : 0.0;
+  r["mfu"] = peak_.flops_per_sec > 0 ? interval_flops_ / iv.seconds / (peak_.flops_per_sec * run_.world()) : 0.0;
   r["step_time_sec"] = per_step;
-  r["world_size"] = world_;
+  r["world_size"] = run_.world();
   r["model_flops_per_sec"] = interval_flops_ / iv.seconds;
   r["elapsed_sec"] = elapsed_;
   r["eta_sec"] = eta;
   r["epoch"] = double(position_) / double(dataset_->size());
-  r["skipped_steps"] = runner_->skipped_steps();
+  r["skipped_steps"] = run_.runner().skipped_steps();
   r["data_wait_sec"] = loader_->wait_seconds();
   if (!phases_.empty()) r["phase"] = phase_ + 1, r["seq_len"] = dataset_->seq_len(), r["global_batch"] = global_batch_;
   if (price_ > 0) {
@@ -754,7 +675,7 @@ void Pretraining::write_log_record(const engine::StepInterval& iv) {
 
 void Pretraining::evaluate() {
   if (!valid_) return;
-  const EvalResult er = evaluate_mlm(*model_, *valid_, eval_options_, &coll_);
+  const EvalResult er = evaluate_mlm(*model_, *valid_, eval_options_, &run_.collectives());
   model_->train();
   nlohmann::json r = {{"step", step_},
                       {"eval_loss", num(er.loss)},
@@ -768,25 +689,19 @@ void Pretraining::evaluate() {
   result_.last_eval = r;
 }
 
-void Pretraining::log(const nlohmann::json& record) {
-  if (!main_) return;
-  metrics_->write(record);
-  if (hooks_.on_log) hooks_.on_log(record);
-}
-
 // trainer_state.json: what --resume needs to continue exactly (docs/training.md, "Checkpoint format").
 nlohmann::json Pretraining::trainer_state() const {
   nlohmann::json s;
   s["data_position"] = position_;  // in the current phase's dataset
   if (!phases_.empty()) s["phase"] = phase_;
   s["global_batch"] = global_batch_;
-  s["world_size"] = world_;
+  s["world_size"] = run_.world();
   s["elapsed_sec"] = elapsed_;
   s["cost_usd"] = cost_so_far();
-  s["skipped_steps"] = runner_->skipped_steps();
-  s["consecutive_nonfinite_steps"] = runner_->consecutive_bad_steps();
+  s["skipped_steps"] = run_.runner().skipped_steps();
+  s["consecutive_nonfinite_steps"] = run_.runner().consecutive_bad_steps();
   s["learning_rate"] = schedule_.at(step_);
-  s["log_window"] = log_window_json(runner_->interval(), interval_flops_);
+  s["log_window"] = log_window_json(run_.runner().interval(), interval_flops_);
   s["schedule"] = {{"kind", o_.lr_scheduler},
                    {"peak", o_.learning_rate},
                    {"warmup_steps", o_.warmup_steps},
@@ -805,7 +720,7 @@ nlohmann::json Pretraining::trainer_state() const {
   s["dataset"] = run_fingerprint();
   s["config"] = o_.to_json();
   s["kernels"] = {{"attention", attention_kernel_},
-                  {"adamw", optimizer_->kernel_name()},
+                  {"adamw", run_.optimizer().kernel_name()},
                   {"libtorch", torch_compat::torch_version()}};
   return s;
 }
@@ -848,7 +763,7 @@ std::string Pretraining::model_card() const {
       {"steps", engine::card_count(double(step_)) + " of " + engine::card_count(double(o_.max_steps))},
       {"global batch", std::to_string(global_batch_) + " sequences (" + std::to_string(per_device_batch(phase_)) +
                            " per device × " + std::to_string(grad_accum(phase_)) + " accumulation × " +
-                           std::to_string(world_) + " ranks)"},
+                           std::to_string(run_.world()) + " ranks)"},
       {"sequences / tokens seen", engine::card_count(seen.sequences) + " / " + engine::card_count(seen.tokens)},
       {"epochs", std::to_string(m.train.sequences ? seen.sequences / double(m.train.sequences) : 0.0)},
       {"optimizer", std::string(o_.optim == "lamb" ? "LAMB" : "AdamW") + ", peak lr " +
@@ -858,7 +773,7 @@ std::string Pretraining::model_card() const {
       {"masking",
        std::to_string(o_.mlm_probability) +
            (o_.whole_word_mask ? " of words, whole (all [MASK])" : " of tokens (80% [MASK], 10% random, 10% kept)")},
-      {"precision / device", o_.precision + " / " + device_.str() + " × " + std::to_string(world_)},
+      {"precision / device", o_.precision + " / " + run_.device().str() + " × " + std::to_string(run_.world())},
       {"training time", engine::card_duration(elapsed_)},
       {"software", std::string("bertpt ") + BERTPT_VERSION + ", LibTorch " + torch_compat::torch_version()}};
   if (price_ > 0) card.training.push_back({"cost", engine::card_dollars(cost_so_far())});
@@ -884,16 +799,12 @@ std::string Pretraining::model_card() const {
 
 void Pretraining::save() {
   if (step_ == last_saved_step_) return;
-  runner_->settle(step_);  // the checkpoint records the skipped-step counters and the optimizer's step count
-  if (main_) {
-    model::BertConfig config = model_->config();
-    config.architectures = {config.masked_lm_class()};
-    last_saved_ = engine::save_checkpoint(o_.output_dir, step_, *model_, config, *optimizer_, trainer_state(),
-                                          dataset_->tokenizer_dir(), model_card());
-    engine::prune_checkpoints(o_.output_dir, o_.save_total_limit, last_saved_);
-    message("saved " + last_saved_);
-  }
-  coll_.barrier();
+  model::BertConfig config = model_->config();
+  config.architectures = {config.masked_lm_class()};
+  last_saved_ = run_.save_checkpoint(
+      step_, *model_, config, [this] { return trainer_state(); }, dataset_->tokenizer_dir(),
+      [this] { return model_card(); }, o_.save_total_limit);
+  message("saved " + last_saved_);
   last_saved_step_ = step_;
   result_.last_checkpoint = last_saved_;
 }
@@ -904,11 +815,18 @@ std::string format_log_line(const nlohmann::json& r, int64_t max_steps) {
   auto d = [&](const char* k) { return r.contains(k) && r[k].is_number() ? r[k].get<double>() : 0.0; };
   char buf[512];
   const int64_t step = r.value("step", int64_t(0));
+  // A non-finite value is null in the record (JSON has no inf): an overflowed loss reads "inf", not 0.
+  auto fixed = [&](const char* k, int decimals) {
+    if (!r.contains(k) || !r[k].is_number()) return std::string("inf");
+    char b[64];
+    std::snprintf(b, sizeof b, "%.*f", decimals, r[k].get<double>());
+    return std::string(b);
+  };
   if (r.contains("eval_loss")) {
-    std::snprintf(
-        buf, sizeof buf, "eval @ step %lld | loss %.4f | perplexity %.2f | accuracy %.4f | %lld sequences, %s",
-        (long long)step, d("eval_loss"), d("eval_perplexity"), d("eval_accuracy"),
-        (long long)r.value("eval_sequences", int64_t(0)), Progress::format_duration(d("eval_seconds")).c_str());
+    std::snprintf(buf, sizeof buf, "eval @ step %lld | loss %s | perplexity %s | accuracy %.4f | %lld sequences, %s",
+                  (long long)step, fixed("eval_loss", 4).c_str(), fixed("eval_perplexity", 2).c_str(),
+                  d("eval_accuracy"), (long long)r.value("eval_sequences", int64_t(0)),
+                  Progress::format_duration(d("eval_seconds")).c_str());
     return buf;
   }
   auto human = [](double v) {

@@ -17,11 +17,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engine/run_hooks.h"
 #include "mlm/pretrain_options.h"
-
-namespace bertpt::engine {
-class Collectives;
-}
 
 namespace bertpt::mlm {
 
@@ -35,15 +32,10 @@ struct StepRecord {
   bool skipped = false;  // non-finite loss or gradient: no update
 };
 
-struct TrainHooks {
-  engine::Collectives* collectives = nullptr;           // nullptr: one process
-  std::function<bool()> stop_requested;                 // polled after every step (SIGINT/SIGTERM)
+// The run's hooks (engine/run_hooks.h), and the pre-training's own.
+struct TrainHooks : engine::RunHooks {
   std::function<void(const nlohmann::json&)> on_start;  // the run summary (config, model, peak)
   std::function<void(const StepRecord&)> on_step;
-  std::function<void(const nlohmann::json&)> on_log;   // every metrics.jsonl record, as written
-  std::function<void(const std::string&)> on_message;  // checkpoints saved, resume, warnings
-  std::function<bool(int64_t step)> inject_nonfinite;  // test hook: poison the loss of this 0-based step
-  std::function<void(int64_t step)> during_forward;    // test hook: runs inside each micro-batch's forward
 };
 
 struct TrainResult {

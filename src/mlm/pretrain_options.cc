@@ -2,69 +2,22 @@
 
 #include <cmath>
 #include <set>
-#include <type_traits>
 
 #include "common/error.h"
+#include "common/options_json.h"
 #include "data/phase_schedule.h"
 #include "engine/precision.h"
 #include "engine/run_log.h"
 
 namespace bertpt::mlm {
 
-namespace {
-
-std::string flag_of(const std::string& key) {
-  std::string f = "--" + key;
-  for (char& c : f) c = c == '_' ? '-' : c;
-  return f;
-}
-
-template <class T>
-void set_from_json(T& member, const nlohmann::json& v, const std::string& source, const std::string& key) {
-  auto wrong = [&](const char* what) {
-    return BadInput(source + ": \"" + key + "\" must be " + what + ", got " + v.dump());
-  };
-  if constexpr (std::is_same_v<T, bool>) {
-    if (!v.is_boolean()) throw wrong("true or false");
-    member = v.get<bool>();
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    if (!v.is_string()) throw wrong("a string");
-    member = v.get<std::string>();
-  } else if constexpr (std::is_integral_v<T>) {
-    if (!v.is_number_integer() && !v.is_number_unsigned()) throw wrong("an integer");
-    if (std::is_unsigned_v<T> && v.is_number_integer() && v.get<int64_t>() < 0) throw wrong("a non-negative integer");
-    member = v.get<T>();
-  } else {
-    if (!v.is_number()) throw wrong("a number");
-    member = v.get<T>();
-  }
-}
-
-}  // namespace
-
 nlohmann::json PretrainOptions::to_json() const {
-  nlohmann::json j = nlohmann::json::object();
-  visit_pretrain_options(*this, [&](const char* name, const auto& member, const char*) { j[name] = member; });
-  return j;
+  return options_to_json(*this, [](const auto& o, auto&& f) { visit_pretrain_options(o, f); });
 }
 
 void PretrainOptions::apply_json(const nlohmann::json& j, const std::string& source) {
-  if (!j.is_object()) throw BadInput(source + ": expected a JSON object of train options");
-  for (const auto& [raw_key, value] : j.items()) {
-    std::string key = raw_key;
-    for (char& c : key) c = c == '-' ? '_' : c;
-    bool found = false;
-    visit_pretrain_options(*this, [&](const char* name, auto& member, const char*) {
-      if (key == name) {
-        set_from_json(member, value, source, key);
-        found = true;
-      }
-    });
-    if (!found) {
-      throw BadInput(source + ": unknown train option \"" + raw_key + "\"",
-                     "keys are the flag names with '_' for '-' (see bertpt train --help)");
-    }
-  }
+  apply_options_json(
+      *this, [](auto& o, auto&& f) { visit_pretrain_options(o, f); }, j, source, "train");
 }
 
 void PretrainOptions::validate() const {
@@ -74,48 +27,49 @@ void PretrainOptions::validate() const {
   need(!data.empty(), "--data", "is required (a directory written by bertpt prepare)");
   need(!output_dir.empty(), "--output-dir", "is required (the run directory)");
   // Comparisons are false for NaN, and every bound below is finite, so NaN and inf are refused too.
-  need(learning_rate >= 0 && learning_rate <= 10, flag_of("learning_rate"), "must be in [0, 10]");
-  need(per_device_batch_size > 0, flag_of("per_device_batch_size"), "must be > 0");
-  need(grad_accum > 0, flag_of("grad_accum"), "must be > 0");
-  need(global_batch_size >= 0, flag_of("global_batch_size"), "must be >= 0 (0: per-device batch x ranks)");
-  need(max_steps > 0, flag_of("max_steps"), "must be > 0");
-  need(warmup_steps >= 0, flag_of("warmup_steps"), "must be >= 0");
+  need(learning_rate >= 0 && learning_rate <= 10, option_flag("learning_rate"), "must be in [0, 10]");
+  need(per_device_batch_size > 0, option_flag("per_device_batch_size"), "must be > 0");
+  need(grad_accum > 0, option_flag("grad_accum"), "must be > 0");
+  need(global_batch_size >= 0, option_flag("global_batch_size"), "must be >= 0 (0: per-device batch x ranks)");
+  need(max_steps > 0, option_flag("max_steps"), "must be > 0");
+  need(warmup_steps >= 0, option_flag("warmup_steps"), "must be >= 0");
   const auto kind = engine::parse_lr_schedule(lr_scheduler);  // BadInput listing the schedules
   if (kind == engine::LrScheduleKind::Polynomial) {
     // transformers refuses lr_end >= the peak too (get_polynomial_decay_schedule_with_warmup).
-    need(lr_end >= 0 && lr_end < learning_rate, flag_of("lr_end"), "must be >= 0 and below --learning-rate");
-    need(lr_power > 0 && lr_power <= 100, flag_of("lr_power"), "must be in (0, 100]");
+    need(lr_end >= 0 && lr_end < learning_rate, option_flag("lr_end"), "must be >= 0 and below --learning-rate");
+    need(lr_power > 0 && lr_power <= 100, option_flag("lr_power"), "must be in (0, 100]");
   }
   if (kind == engine::LrScheduleKind::WarmupStableDecay) {
     engine::parse_decay_shape(decay_type);
-    need(decay_steps >= 0 && decay_steps <= max_steps - warmup_steps, flag_of("decay_steps"),
+    need(decay_steps >= 0 && decay_steps <= max_steps - warmup_steps, option_flag("decay_steps"),
          "must be in [0, --max-steps - --warmup-steps]");
-    need(min_lr_ratio >= 0 && min_lr_ratio <= 1, flag_of("min_lr_ratio"), "must be in [0, 1]");
+    need(min_lr_ratio >= 0 && min_lr_ratio <= 1, option_flag("min_lr_ratio"), "must be in [0, 1]");
   }
-  need(weight_decay >= 0 && weight_decay <= 1e3, flag_of("weight_decay"), "must be in [0, 1000]");
-  need(adam_beta1 >= 0 && adam_beta1 < 1, flag_of("adam_beta1"), "must be in [0, 1)");
-  need(adam_beta2 >= 0 && adam_beta2 < 1, flag_of("adam_beta2"), "must be in [0, 1)");
-  need(adam_epsilon > 0 && adam_epsilon <= 1, flag_of("adam_epsilon"), "must be in (0, 1]");
-  need(!std::isnan(max_grad_norm) && max_grad_norm < 1e30, flag_of("max_grad_norm"),
+  need(weight_decay >= 0 && weight_decay <= 1e3, option_flag("weight_decay"), "must be in [0, 1000]");
+  need(adam_beta1 >= 0 && adam_beta1 < 1, option_flag("adam_beta1"), "must be in [0, 1)");
+  need(adam_beta2 >= 0 && adam_beta2 < 1, option_flag("adam_beta2"), "must be in [0, 1)");
+  need(adam_epsilon > 0 && adam_epsilon <= 1, option_flag("adam_epsilon"), "must be in (0, 1]");
+  need(!std::isnan(max_grad_norm) && max_grad_norm < 1e30, option_flag("max_grad_norm"),
        "must be a finite number (<= 0: no clipping)");
-  need(mlm_probability > 0 && mlm_probability < 1, flag_of("mlm_probability"), "must be in (0, 1)");
-  engine::parse_precision(precision, flag_of("precision"));
-  need(device == "cpu" || device.rfind("cuda", 0) == 0, flag_of("device"),
+  need(mlm_probability > 0 && mlm_probability < 1, option_flag("mlm_probability"), "must be in (0, 1)");
+  engine::parse_precision(precision, option_flag("precision"));
+  need(device == "cpu" || device.rfind("cuda", 0) == 0, option_flag("device"),
        "must be cpu, cuda or cuda:N, not '" + device + "'");
-  need(threads >= 0, flag_of("threads"), "must be >= 0");
-  need(attention == "auto" || attention == "fused" || attention == "explicit", flag_of("attention"),
+  need(threads >= 0, option_flag("threads"), "must be >= 0");
+  need(attention == "auto" || attention == "fused" || attention == "explicit", option_flag("attention"),
        "must be auto, fused or explicit");
   need(optim == "adamw" || optim == "adamw_torch_fused" || optim == "adamw_torch" || optim == "adamw_bertpt" ||
            optim == "lamb",
-       flag_of("optim"), "must be adamw, adamw_torch_fused, adamw_torch, adamw_bertpt or lamb, not '" + optim + "'");
-  need(logging_steps > 0, flag_of("logging_steps"), "must be > 0");
-  need(eval_steps >= 0, flag_of("eval_steps"), "must be >= 0");
-  need(eval_max_batches >= 0, flag_of("eval_max_batches"), "must be >= 0");
-  need(save_steps >= 0, flag_of("save_steps"), "must be >= 0");
-  need(save_total_limit >= 0, flag_of("save_total_limit"), "must be >= 0");
-  need(max_nan_steps > 0, flag_of("max_nan_steps"), "must be > 0");
-  need(price_per_hour >= 0 && price_per_hour < 1e9, flag_of("price_per_hour"), "must be a finite number >= 0");
-  need(peak_tflops >= 0 && peak_tflops < 1e9, flag_of("peak_tflops"), "must be a finite number >= 0");
+       option_flag("optim"),
+       "must be adamw, adamw_torch_fused, adamw_torch, adamw_bertpt or lamb, not '" + optim + "'");
+  need(logging_steps >= 0, option_flag("logging_steps"), "must be >= 0 (0: about 30 records per run)");
+  need(eval_steps >= 0, option_flag("eval_steps"), "must be >= 0");
+  need(eval_max_batches >= 0, option_flag("eval_max_batches"), "must be >= 0");
+  need(save_steps >= 0, option_flag("save_steps"), "must be >= 0");
+  need(save_total_limit >= 0, option_flag("save_total_limit"), "must be >= 0");
+  need(max_nan_steps > 0, option_flag("max_nan_steps"), "must be > 0");
+  need(price_per_hour >= 0 && price_per_hour < 1e9, option_flag("price_per_hour"), "must be a finite number >= 0");
+  need(peak_tflops >= 0 && peak_tflops < 1e9, option_flag("peak_tflops"), "must be a finite number >= 0");
   engine::validate_report_to(report_to);
   data::parse_phase_schedule(phase_schedule, max_steps);  // BadInput naming --phase-schedule
   if (!init_from.empty() && !resume.empty() && resume != "auto") {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "engine/lr_schedule.h"
@@ -55,7 +56,7 @@ struct PretrainOptions {
   std::string attention = "auto";  // auto, fused, explicit
 
   // ---- logging, evaluation, saving
-  int64_t logging_steps = 100;
+  int64_t logging_steps = 100;            // 0: about 30 records per run, at most every 100 steps (engine/run_log.h)
   int64_t eval_steps = 0;                 // 0: evaluate only at the end (when DATA has a valid split)
   int64_t eval_max_batches = 0;           // 0: the whole valid split
   int64_t save_steps = 5000;              // 0: save only at the end
@@ -130,7 +131,8 @@ void visit_pretrain_options(Options& o, F&& f) {
   f("device", o.device, "cpu, cuda or cuda:N");
   f("threads", o.threads, "CPU threads for tensor ops (0: all cores)");
   f("attention", o.attention, "Attention kernel: auto, fused, explicit");
-  f("logging_steps", o.logging_steps, "Log (stderr + metrics.jsonl) every N steps");
+  f("logging_steps", o.logging_steps,
+    "Log (stderr + metrics.jsonl) every N steps (0: about 30 records per run, at most every 100 steps)");
   f("eval_steps", o.eval_steps, "Evaluate on the valid split every N steps (0: only at the end)");
   f("eval_max_batches", o.eval_max_batches, "Batches per evaluation (0: the whole valid split)");
   f("save_steps", o.save_steps, "Save a checkpoint every N steps (0: only at the end)");
@@ -146,6 +148,31 @@ void visit_pretrain_options(Options& o, F&& f) {
     "Write every micro-batch (masked input_ids, attention_mask, labels) as NumPy .npy files under this "
     "directory: DIR/step-00000001/rank-0/micro-0/NAME.npy");
 }
+
+// The options a resumed run may give with another value (engine/resumed_options.h): where the run
+// writes and how long it goes on (--max-steps extends it), logging, evaluation, saving, the machine.
+// --data may name another copy of the run's dataset (a checkpoint of other data is refused by its
+// fingerprint). Every other option is the run's own.
+inline const std::set<std::string> kMayChangeOnResume = {"data",
+                                                         "output_dir",
+                                                         "resume",
+                                                         "overwrite_output_dir",
+                                                         "verify_data",
+                                                         "max_steps",
+                                                         "logging_steps",
+                                                         "eval_steps",
+                                                         "eval_max_batches",
+                                                         "save_steps",
+                                                         "save_total_limit",
+                                                         "max_nan_steps",
+                                                         "price_per_hour",
+                                                         "instance",
+                                                         "peak_tflops",
+                                                         "device",
+                                                         "threads",
+                                                         "attention",
+                                                         "report_to",
+                                                         "dump_batches"};
 
 // The learning-rate schedule the options describe (validated options: decay_steps 0 resolved).
 engine::LrSchedule lr_schedule_of(const PretrainOptions& o);

@@ -11,6 +11,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/json_fields.h"
 
 namespace bertpt::model {
 
@@ -105,32 +106,26 @@ const char* const kKnownKeys[] = {
   throw BadInput(source + ": field '" + field + "' " + what, hint);
 }
 
+// Optional fields through common/json_fields.h (a wrong type names the file and the field); HF writes
+// null for some unset strings and switches, which read as absent.
 int64_t get_int(const json& j, const std::string& source, const char* field, int64_t def) {
-  auto it = j.find(field);
-  if (it == j.end()) return def;
-  if (!it->is_number_integer()) field_error(source, field, "must be an integer, got " + it->dump());
-  return it->get<int64_t>();
+  const JsonFields f(j, source);
+  return f.has(field) ? f.i64(field) : def;
 }
 
 double get_double(const json& j, const std::string& source, const char* field, double def) {
-  auto it = j.find(field);
-  if (it == j.end()) return def;
-  if (!it->is_number()) field_error(source, field, "must be a number, got " + it->dump());
-  return it->get<double>();
+  const JsonFields f(j, source);
+  return f.has(field) ? f.number(field) : def;
 }
 
 std::string get_string(const json& j, const std::string& source, const char* field, const std::string& def) {
-  auto it = j.find(field);
-  if (it == j.end() || it->is_null()) return def;
-  if (!it->is_string()) field_error(source, field, "must be a string, got " + it->dump());
-  return it->get<std::string>();
+  const JsonFields f(j, source);
+  return f.has(field) && !j[field].is_null() ? f.str(field) : def;
 }
 
 bool get_bool(const json& j, const std::string& source, const char* field, bool def) {
-  auto it = j.find(field);
-  if (it == j.end() || it->is_null()) return def;
-  if (!it->is_boolean()) field_error(source, field, "must be true or false, got " + it->dump());
-  return it->get<bool>();
+  const JsonFields f(j, source);
+  return f.has(field) && !j[field].is_null() ? f.boolean(field) : def;
 }
 
 template <size_t N>

@@ -34,6 +34,9 @@ struct Panel {
   bool smoothed = true;  // noisy measurements; a schedule (the learning rate) is drawn as it is
 };
 
+// Training series with at most this many points get a dot at each point.
+constexpr size_t kDotsUpTo = 60;
+
 struct Box {
   double x, y, w, h;
 };
@@ -53,13 +56,16 @@ double nice_step(double range) {
   return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
 }
 
-std::string tick_label(double v) {
+// The label of tick `v` on an axis whose ticks are `step` apart: as many significant digits as tell
+// neighbouring ticks apart (1.2e-05 and 1.4e-05, not 1e-05 twice).
+std::string tick_label(double v, double step) {
   char b[32];
   const double a = std::fabs(v);
+  const int digits = a > 0 && step > 0 ? std::max(0, int(std::floor(std::log10(a)) - std::floor(std::log10(step)))) : 0;
   if (a >= 1e6) std::snprintf(b, sizeof b, "%gM", v / 1e6);
   else if (a >= 1e4) std::snprintf(b, sizeof b, "%gk", v / 1e3);
-  else if (a != 0 && a < 1e-3) std::snprintf(b, sizeof b, "%.0e", v);
-  else std::snprintf(b, sizeof b, "%.4g", v);
+  else if (a != 0 && a < 1e-3) std::snprintf(b, sizeof b, "%.*e", std::min(digits, 6), v);
+  else std::snprintf(b, sizeof b, "%.*g", std::max(4, digits + 1), v);
   return b;
 }
 
@@ -71,6 +77,15 @@ void text(cairo_t* cr, double x, double y, const std::string& s, double size, do
   cairo_text_extents(cr, s.c_str(), &e);
   cairo_move_to(cr, x - align * e.x_advance, y);
   cairo_show_text(cr, s.c_str());
+}
+
+// A dot at every point: a short run's few records (one record draws no line) stay visible.
+void dots(cairo_t* cr, const Points& p, const Box& b, const Range& xr, const Range& yr) {
+  for (const auto& [px, py] : p) {
+    const double x = b.x + (px - xr.lo) / (xr.hi - xr.lo) * b.w, y = b.y + b.h - (py - yr.lo) / (yr.hi - yr.lo) * b.h;
+    cairo_arc(cr, x, y, 2.5, 0, 2 * M_PI);
+    cairo_fill(cr);
+  }
 }
 
 void polyline(cairo_t* cr, const Points& p, const Box& b, const Range& xr, const Range& yr) {
@@ -97,14 +112,14 @@ void draw_axes(cairo_t* cr, const Panel& p, const Box& b, Range& xr, Range& yr) 
     cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
     cairo_move_to(cr, b.x, y), cairo_line_to(cr, b.x + b.w, y), cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
-    text(cr, b.x - 6, y + 4, tick_label(std::fabs(t) < ys * 1e-9 ? 0.0 : t), 11, 1.0);
+    text(cr, b.x - 6, y + 4, tick_label(std::fabs(t) < ys * 1e-9 ? 0.0 : t, ys), 11, 1.0);
   }
   for (double t = std::ceil(xr.lo / xs) * xs; t <= xr.hi + xs * 1e-6; t += xs) {
     const double x = b.x + (t - xr.lo) / (xr.hi - xr.lo) * b.w;
     cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
     cairo_move_to(cr, x, b.y), cairo_line_to(cr, x, b.y + b.h), cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
-    text(cr, x, b.y + b.h + 16, tick_label(t), 11, 0.5);
+    text(cr, x, b.y + b.h + 16, tick_label(t, xs), 11, 0.5);
   }
   cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
   cairo_rectangle(cr, b.x, b.y, b.w, b.h), cairo_stroke(cr);
@@ -138,6 +153,7 @@ void draw_panel(cairo_t* cr, const Panel& p, const Box& b, double smoothing) {
     cairo_set_source_rgba(cr, c.color.r, c.color.g, c.color.b, smoothed ? 0.25 : 1.0);
     cairo_set_line_width(cr, smoothed ? 1.0 : 1.8);
     polyline(cr, c.train, b, xr, yr);
+    if (c.train.size() <= kDotsUpTo) dots(cr, c.train, b, xr, yr);
     if (smoothed) {
       cairo_set_source_rgb(cr, c.color.r, c.color.g, c.color.b);
       cairo_set_line_width(cr, 2.0);

@@ -6,15 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util.h"
+
 namespace bertpt {
 namespace {
 
-std::string from_hex(std::string_view hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  return out;
-}
+using testing::from_hex;
 
 // RFC 3720 (iSCSI) appendix B.4, and the check value of the CRC catalogue.
 TEST(Crc32c, Rfc3720Vectors) {

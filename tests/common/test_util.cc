@@ -119,4 +119,27 @@ std::string error_of(const std::function<void()>& f) {
 
 CommandResult run_bertpt(const std::string& args) { return run_shell(shell_quote(bertpt_bin()) + " " + args); }
 
+std::string from_hex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return out;
+}
+
+CommandResult interrupt_after_first_log(const std::string& args, const std::string& metrics_path) {
+  return run_shell(shell_quote(bertpt_bin()) + " " + args + " & pid=$!; for i in $(seq 1 600); do [ -s " +
+                   shell_quote(metrics_path) + " ] && break; sleep 0.05; done; kill -INT $pid; wait $pid; echo rc=$?");
+}
+
+std::vector<std::pair<std::string, bool>> checkpoints_in(const std::string& run_dir) {
+  std::vector<std::pair<std::string, bool>> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(run_dir, ec)) {
+    if (e.path().filename().string().rfind("checkpoint-", 0) != 0) continue;
+    found.emplace_back(e.path().string(), std::filesystem::exists(e.path() / "DONE", ec));
+  }
+  return found;
+}
+
 }  // namespace bertpt::testing

@@ -4,6 +4,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace bertpt::testing {
 
@@ -65,7 +67,16 @@ namespace bertpt::testing {
 // The message of the BadInput that `f` throws, or "(no error)" when it throws none.
 std::string error_of(const std::function<void()>& f);
 
+// The bytes of a hex string ("0d00ff" -> "\x0d\x00\xff"), for test vectors.
+std::string from_hex(std::string_view hex);
+
 // Single-quotes `s` for the shell.
 std::string shell_quote(const std::string& s);
+
+// Starts `bertpt <args>` (a training command of a long run), waits until it has written a record to
+// `metrics_path`, sends it SIGINT and waits for it: the result's out holds "rc=N", its exit code.
+CommandResult interrupt_after_first_log(const std::string& args, const std::string& metrics_path);
+// The checkpoint-* directories of a run directory, and whether each is complete (has its DONE marker).
+std::vector<std::pair<std::string, bool>> checkpoints_in(const std::string& run_dir);
 
 }  // namespace bertpt::testing

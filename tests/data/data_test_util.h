@@ -1,10 +1,13 @@
 // A small real BERT tokenizer and corpus for the data-stage tests, built in the test itself.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
 #include "common/test_util.h"
+#include "data/prepare.h"
 #include "tokenizer/hf_files.h"
 #include "tokenizer/tokenizer.h"
 
@@ -48,5 +51,33 @@ inline std::string write_test_tokenizer(const TempDir& dir) {
   tokenizer::save_bert_tokenizer(out, vocab, tokenizer::NormalizerOptions{});
   return out;
 }
+
+// The small prepare the data tests start from: 600 sample documents, the test tokenizer, 32-token
+// blocks in shards of 50, two threads, 5% held out.
+class PrepareFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    docs = sample_documents(600);
+    std::string text;
+    for (const auto& d : docs) text += d + "\n";
+    corpus = dir.file("corpus.txt");
+    write_file(corpus, text);
+    tok_dir = write_test_tokenizer(dir);
+  }
+  data::PrepareOptions options(const std::string& out) const {
+    data::PrepareOptions o;
+    o.corpus.inputs = {corpus};
+    o.tokenizer = tok_dir;
+    o.out = dir.file(out);
+    o.seq_len = 32;
+    o.shard_rows = 50;
+    o.threads = 2;
+    o.valid_fraction = 0.05;
+    return o;
+  }
+  TempDir dir;
+  std::vector<std::string> docs;
+  std::string corpus, tok_dir;
+};
 
 }  // namespace bertpt::testing

@@ -25,26 +25,8 @@ using testing::slurp;
 using testing::TempDir;
 using testing::write_file;
 
-class PrepareRobustnessTest : public ::testing::Test {
+class PrepareRobustnessTest : public testing::PrepareFixture {
  protected:
-  void SetUp() override {
-    std::string text;
-    for (const auto& doc : testing::sample_documents(600)) text += doc + "\n";
-    corpus = dir.file("corpus.txt");
-    write_file(corpus, text);
-    tok_dir = testing::write_test_tokenizer(dir);
-  }
-  PrepareOptions options(const std::string& out) {
-    PrepareOptions o;
-    o.corpus.inputs = {corpus};
-    o.tokenizer = tok_dir;
-    o.out = dir.file(out);
-    o.seq_len = 32;
-    o.shard_rows = 50;
-    o.threads = 2;
-    o.valid_fraction = 0.05;
-    return o;
-  }
   // Every file of `d` with its contents.
   std::map<std::string, std::string> contents(const std::string& d) {
     std::map<std::string, std::string> files;
@@ -67,8 +49,6 @@ class PrepareRobustnessTest : public ::testing::Test {
     o.resume = true;
     return o;
   }
-  TempDir dir;
-  std::string corpus, tok_dir;
 };
 
 TEST_F(PrepareRobustnessTest, ASecondPrepareIntoADirectoryInUseFailsAtOnceAndChangesNothing) {

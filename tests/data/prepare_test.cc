@@ -27,27 +27,8 @@ using testing::slurp;
 using testing::TempDir;
 using testing::write_file;
 
-class PrepareTest : public ::testing::Test {
+class PrepareTest : public testing::PrepareFixture {
  protected:
-  void SetUp() override {
-    docs = testing::sample_documents(600);
-    std::string text;
-    for (const auto& d : docs) text += d + "\n";
-    corpus = dir.file("corpus.txt");
-    write_file(corpus, text);
-    tok_dir = testing::write_test_tokenizer(dir);
-  }
-  PrepareOptions options(const std::string& out) {
-    PrepareOptions o;
-    o.corpus.inputs = {corpus};
-    o.tokenizer = tok_dir;
-    o.out = dir.file(out);
-    o.seq_len = 32;
-    o.shard_rows = 50;
-    o.threads = 2;
-    o.valid_fraction = 0.05;
-    return o;
-  }
   // The encoded documents of each split, computed independently of prepare.
   std::vector<std::vector<uint32_t>> encoded(bool valid, uint64_t seed = 0) {
     auto tok = tokenizer::load_tokenizer(tok_dir);
@@ -73,9 +54,6 @@ class PrepareTest : public ::testing::Test {
     }
     return all;
   }
-  TempDir dir;
-  std::vector<std::string> docs;
-  std::string corpus, tok_dir;
 };
 
 TEST_F(PrepareTest, ConcatRowsAreTheIndependentlyEncodedStreamCutInBlocks) {

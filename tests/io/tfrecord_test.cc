@@ -5,16 +5,12 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/test_util.h"
 
 namespace bertpt::io {
 namespace {
 
-std::string from_hex(std::string_view hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  return out;
-}
+using testing::from_hex;
 
 TEST(TfRecord, MaskIsTensorFlows) {
   // masked_crc32c of tensorboard.compat.tensorflow_stub.pywrap_tensorflow.

@@ -170,22 +170,12 @@ TEST_F(TrainCliTest, ConfigFileAndFlagsThenEvalFillMaskPlot) {
 
 TEST_F(TrainCliTest, SigintSavesACheckpointAndExitsZero) {
   const std::string out = dir.file("sig");
-  // Start a long run, wait until it has logged a step, interrupt it.
-  const std::string cmd = shell_quote(testing::bertpt_bin()) + " " + base_args(out) +
-                          " --max-steps 100000 --logging-steps 1 --save-steps 0 --quiet & pid=$!; "
-                          "for i in $(seq 1 600); do [ -s " +
-                          shell_quote(out + "/metrics.jsonl") +
-                          " ] && break; sleep 0.05; done; kill -INT $pid; wait $pid; echo rc=$?";
-  auto r = testing::run_shell(cmd);
+  auto r = testing::interrupt_after_first_log(
+      base_args(out) + " --max-steps 100000 --logging-steps 1 --save-steps 0 --quiet", out + "/metrics.jsonl");
   EXPECT_NE(r.out.find("rc=0"), std::string::npos) << r.out << r.err;
-  bool found = false;
-  for (const auto& e : fs::directory_iterator(out)) {
-    if (e.path().filename().string().rfind("checkpoint-", 0) == 0) {
-      found = true;
-      EXPECT_TRUE(fs::exists(e.path() / "DONE")) << e.path();
-    }
-  }
-  EXPECT_TRUE(found) << "no checkpoint after SIGINT";
+  const auto checkpoints = testing::checkpoints_in(out);
+  ASSERT_EQ(checkpoints.size(), 1u) << "no checkpoint after SIGINT";
+  EXPECT_TRUE(checkpoints[0].second) << checkpoints[0].first << " has no DONE";
   // And it resumes.
   auto r2 = run_bertpt(base_args(out) + " --resume auto --max-steps 1 --json");
   EXPECT_EQ(r2.exit_code, 0) << r2.err;

@@ -77,7 +77,7 @@ TEST(BertConfig, ValidationNamesTheField) {
             std::string::npos);
   EXPECT_NE(error_of([] {
               BertConfig::from_json(R"({"vocab_size": "big"})", "c.json");
-            }).find("c.json: field 'vocab_size' must be an integer"),
+            }).find("c.json: field \"vocab_size\" is a string, expected an integer"),
             std::string::npos);
   EXPECT_NE(error_of([] { BertConfig::from_json(R"({"model_type": "roberta"})"); }).find("model_type"),
             std::string::npos);

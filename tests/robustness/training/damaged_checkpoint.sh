@@ -32,7 +32,7 @@ pass "a damaged trainer_state.json is one error naming the file and the field"
 cp -r "$T/run/checkpoint-1" "$T/model"
 edit "$T/model/config.json" 'j["hidden_size"] = "128"'
 run "$BERTPT" fill-mask --model "$T/model" --threads 1 "the cat [MASK] on a mat"
-expect_error 1 "$T/model/config.json: field 'hidden_size' must be an integer"
+expect_error 1 "$T/model/config.json: field \"hidden_size\" is a string, expected an integer"
 pass "a damaged config.json is one error naming the file and the field"
 
 make_labelled "$T/labelled.jsonl" 64

@@ -1,0 +1,144 @@
+#include "engine/training_run.h"
+
+#include <filesystem>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "common/json_fields.h"
+#include "engine/device.h"
+#include "engine/precision.h"
+#include "engine/resumed_options.h"
+#include "engine/run_checkpoint.h"
+#include "model/masked_lm.h"
+
+namespace bertpt::engine {
+
+namespace fs = std::filesystem;
+
+TrainingRun::TrainingRun(RunSpec spec, const RunHooks& hooks)
+    : spec_(std::move(spec)),
+      hooks_(hooks),
+      coll_(hooks.collectives ? *hooks.collectives : single_),
+      main_(coll_.is_main()),
+      rank_(coll_.rank()),
+      world_(coll_.world_size()),
+      device_(setup_runtime(spec_.threads, spec_.device)),
+      bf16_(is_bf16(spec_.precision)),
+      dump_(spec_.dump_batches, coll_.rank()) {}
+
+TrainingRun::~TrainingRun() = default;
+
+void TrainingRun::lock_output_dir() {
+  if (main_) lock_.emplace(DirLock::inside(spec_.output_dir));
+}
+
+std::string TrainingRun::find_resume_checkpoint() const {
+  const std::string checkpoint = resume_checkpoint(spec_.resume, spec_.output_dir);
+  if (spec_.resume == "auto" && checkpoint.empty()) {
+    message("--resume auto: no complete checkpoint in " + spec_.output_dir +
+            (has_any_checkpoint(spec_.output_dir)
+                 ? " (the one there has no DONE marker: it was being written when the run stopped)"
+                 : "") +
+            ", starting a new run");
+  }
+  return checkpoint;
+}
+
+void TrainingRun::claim_output_dir(bool resuming, const std::vector<std::string>& task_outputs,
+                                   const std::string& what) {
+  if (resuming) return;
+  const fs::path out(spec_.output_dir);
+  std::error_code ec;
+  bool outputs = false;
+  for (const std::string& name : task_outputs) outputs = outputs || fs::exists(out / name, ec);
+  if (!outputs && !has_any_checkpoint(spec_.output_dir)) return;
+  // --resume auto that found only incomplete checkpoints (no DONE): nothing to continue, nothing to keep.
+  const bool only_incomplete = spec_.resume == "auto" && !outputs && list_checkpoints(spec_.output_dir).empty();
+  if (!spec_.overwrite_output_dir && !only_incomplete) {
+    throw BadInput(spec_.output_dir + " already holds " + what,
+                   "pass --resume auto to continue it, --overwrite-output-dir to start afresh, or another "
+                   "--output-dir");
+  }
+  if (!main_) return;
+  remove_checkpoints(spec_.output_dir);
+  fs::remove(out / "metrics.jsonl", ec);
+}
+
+void TrainingRun::open_run_log(int64_t start_step, const nlohmann::json& model_config) {
+  if (main_) {
+    std::error_code ec;
+    fs::create_directories(spec_.output_dir, ec);
+    if (ec) throw BadInput("cannot create --output-dir " + spec_.output_dir + ": " + ec.message());
+    write_file_atomic((fs::path(spec_.output_dir) / "run_config.json").string(), spec_.options.dump(2) + "\n");
+    truncate_metrics((fs::path(spec_.output_dir) / "metrics.jsonl").string(), start_step);
+  }
+  coll_.barrier();
+  RunLogOptions lo;
+  lo.run_dir = spec_.output_dir;
+  lo.enabled = main_;
+  lo.report_to = spec_.report_to;
+  lo.start_step = start_step;
+  lo.hyperparameters = spec_.options;
+  lo.model_config = model_config;
+  log_ = std::make_unique<RunLog>(lo);
+}
+
+void TrainingRun::attach_model(const torch::nn::Module& model, const AdamWOptions& options) {
+  params_ = model.parameters();  // the same tensors, in the order of named_parameter_list
+  coll_.attach_parameters(params_);
+  optimizer_ = std::make_unique<AdamW>(model::named_parameter_list(model), options);
+}
+
+void TrainingRun::start_steps(const StepSettings& settings, const std::string& checkpoint,
+                              const nlohmann::json& state) {
+  int64_t skipped = 0, consecutive_bad = 0;
+  if (!checkpoint.empty()) {
+    // A field of the wrong type names the file and the field (common/json_fields.h).
+    const JsonFields f(state, checkpoint + "/trainer_state.json", "", "the checkpoint is corrupt; resume from another");
+    skipped = f.has("skipped_steps") ? f.i64("skipped_steps") : 0;
+    consecutive_bad = f.has("consecutive_nonfinite_steps") ? f.i64("consecutive_nonfinite_steps") : 0;
+    optimizer_->load_state(read_optimizer_state(checkpoint), f.i64("optimizer_steps"), checkpoint);
+  }
+  StepRunnerOptions so;
+  so.device = device_;
+  so.bf16 = bf16_;
+  so.max_grad_norm = settings.max_grad_norm;
+  so.max_nan_steps = settings.max_nan_steps;
+  so.per_device_batch_size = settings.per_device_batch_size;
+  so.dropout_seed = settings.dropout_seed;
+  runner_ = std::make_unique<StepRunner>(
+      so, params_, *optimizer_, coll_, [this](const std::string& m) { message(m); }, skipped, consecutive_bad);
+}
+
+StepOutput TrainingRun::step(StepInput in, const MicroForward& forward) {
+  in.stop_requested = hooks_.stop_requested && hooks_.stop_requested();
+  in.poison = hooks_.inject_nonfinite && hooks_.inject_nonfinite(in.step);
+  return runner_->run(in, forward);
+}
+
+void TrainingRun::log(const nlohmann::json& record) {
+  if (!main_) return;
+  log_->write(record);
+  if (hooks_.on_log) hooks_.on_log(record);
+}
+
+void TrainingRun::message(const std::string& m) const {
+  if (main_ && hooks_.on_message) hooks_.on_message(m);
+}
+
+std::string TrainingRun::save_checkpoint(int64_t step, const torch::nn::Module& model, const model::BertConfig& config,
+                                         const std::function<nlohmann::json()>& trainer_state,
+                                         const std::string& tokenizer_dir,
+                                         const std::function<std::string()>& model_card, int64_t keep) {
+  runner_->settle(step);  // the checkpoint records the skipped-step counters and the optimizer's step count
+  std::string path;
+  if (main_) {
+    path = engine::save_checkpoint(spec_.output_dir, step, model, config, *optimizer_, trainer_state(), tokenizer_dir,
+                                   model_card());
+    prune_checkpoints(spec_.output_dir, keep, path);
+  }
+  coll_.barrier();
+  return path;
+}
+
+}  // namespace bertpt::engine
