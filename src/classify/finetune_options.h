@@ -31,13 +31,13 @@ struct FinetuneOptions {
   double max_grad_norm = 1.0;
   int64_t max_nan_steps = 10;                // consecutive non-finite steps before giving up
   uint64_t seed = 42;                        // head init, example order, dropout
-  std::string metric_for_best = "accuracy";  // or macro_f1 (on valid)
+  std::string metric_for_best = "accuracy";  // or macro_f1, mcc, binary_f1 (on valid)
 
   std::string precision = "bf16";
   std::string device = "cpu";
   int threads = 0;
   int64_t eval_batch_size = 64;
-  int64_t logging_steps = 50;             // 0: about 30 records per run, at most every 50 steps (engine/run_log.h)
+  int64_t logging_steps = 0;              // 0: about 30 records per run, at most every 50 steps (engine/run_log.h)
   std::string dump_batches;               // write every micro-batch as .npy under this dir (engine/batch_dump.h)
   std::string report_to = "tensorboard";  // or "none": TensorBoard event files in OUT/runs (engine/run_log.h)
 
@@ -84,7 +84,9 @@ void visit_finetune_options(Options& o, F&& f) {
   f("max_nan_steps", o.max_nan_steps,
     "Stop after this many consecutive steps with a non-finite loss or gradient (each one is skipped)");
   f("seed", o.seed, "Seed of the head's init, the example order and dropout");
-  f("metric_for_best", o.metric_for_best, "accuracy or macro_f1 (on --valid)");
+  f("metric_for_best", o.metric_for_best,
+    "accuracy, macro_f1, mcc (Matthews, GLUE's CoLA) or binary_f1 (two classes, label id 1 positive: MRPC, QQP), "
+    "on --valid");
   f("precision", o.precision, "bf16 (autocast) or fp32");
   f("device", o.device, "cpu, cuda or cuda:N");
   f("threads", o.threads, "CPU threads (0: all cores)");

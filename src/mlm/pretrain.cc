@@ -497,6 +497,16 @@ void Pretraining::restore(const Start& start) {
       phase_ = size_t(f.u64("phase"));
       if (phase_ >= phases_.phases.size()) f.fail("phase", "is not a phase of --phase-schedule " + o_.phase_schedule);
     }
+    // The global batch defines the run; how it is split (per-device batch, accumulation, ranks) may change.
+    if (f.has("global_batch") && f.i64("global_batch") != phase_global_batch(phase_)) {
+      throw BadInput("cannot resume " + resume_dir_ + " with a global batch of " +
+                         std::to_string(phase_global_batch(phase_)) + " sequences (" +
+                         std::to_string(per_device_batch(phase_)) + " per device x " +
+                         std::to_string(grad_accum(phase_)) + " accumulation x " + std::to_string(run_.world()) +
+                         " ranks): the run's is " + std::to_string(f.i64("global_batch")),
+                     "split the same global batch over the ranks there are now, or pass --global-batch-size " +
+                         std::to_string(f.i64("global_batch")));
+    }
     prior_elapsed_ = f.has("elapsed_sec") ? f.number("elapsed_sec") : 0.0;
     prior_cost_ = f.has("cost_usd") ? f.number("cost_usd") : 0.0;
     message("resuming " + resume_dir_ + " at step " + std::to_string(step_) + " (sample position " +

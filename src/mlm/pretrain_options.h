@@ -56,7 +56,7 @@ struct PretrainOptions {
   std::string attention = "auto";  // auto, fused, explicit
 
   // ---- logging, evaluation, saving
-  int64_t logging_steps = 100;            // 0: about 30 records per run, at most every 100 steps (engine/run_log.h)
+  int64_t logging_steps = 0;              // 0: about 30 records per run, at most every 100 steps (engine/run_log.h)
   int64_t eval_steps = 0;                 // 0: evaluate only at the end (when DATA has a valid split)
   int64_t eval_max_batches = 0;           // 0: the whole valid split
   int64_t save_steps = 5000;              // 0: save only at the end
@@ -152,8 +152,12 @@ void visit_pretrain_options(Options& o, F&& f) {
 // The options a resumed run may give with another value (engine/resumed_options.h): where the run
 // writes and how long it goes on (--max-steps extends it), logging, evaluation, saving, the machine.
 // --data may name another copy of the run's dataset (a checkpoint of other data is refused by its
-// fingerprint). Every other option is the run's own.
-inline const std::set<std::string> kMayChangeOnResume = {"data",
+// fingerprint); the per-device batch and accumulation may be split anew over another number of ranks
+// when the global batch stays the run's (checked against the checkpoint). Every other option is the
+// run's own.
+inline const std::set<std::string> kMayChangeOnResume = {"per_device_batch_size",
+                                                         "grad_accum",
+                                                         "data",
                                                          "output_dir",
                                                          "resume",
                                                          "overwrite_output_dir",

@@ -56,19 +56,6 @@ double nice_step(double range) {
   return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
 }
 
-// The label of tick `v` on an axis whose ticks are `step` apart: as many significant digits as tell
-// neighbouring ticks apart (1.2e-05 and 1.4e-05, not 1e-05 twice).
-std::string tick_label(double v, double step) {
-  char b[32];
-  const double a = std::fabs(v);
-  const int digits = a > 0 && step > 0 ? std::max(0, int(std::floor(std::log10(a)) - std::floor(std::log10(step)))) : 0;
-  if (a >= 1e6) std::snprintf(b, sizeof b, "%gM", v / 1e6);
-  else if (a >= 1e4) std::snprintf(b, sizeof b, "%gk", v / 1e3);
-  else if (a != 0 && a < 1e-3) std::snprintf(b, sizeof b, "%.*e", std::min(digits, 6), v);
-  else std::snprintf(b, sizeof b, "%.*g", std::max(4, digits + 1), v);
-  return b;
-}
-
 void text(cairo_t* cr, double x, double y, const std::string& s, double size, double align, bool bold = false) {
   cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
@@ -220,6 +207,17 @@ cairo_status_t append(void* closure, const unsigned char* data, unsigned int len
 }
 
 }  // namespace
+
+std::string tick_label(double v, double step) {
+  char b[32];
+  const double a = std::fabs(v);
+  const int digits = a > 0 && step > 0 ? std::max(0, int(std::floor(std::log10(a)) - std::floor(std::log10(step)))) : 0;
+  if (a >= 1e6) std::snprintf(b, sizeof b, "%.*gM", std::max(3, digits + 1), v / 1e6);
+  else if (a >= 1e4) std::snprintf(b, sizeof b, "%.*gk", std::max(3, digits + 1), v / 1e3);
+  else if (a != 0 && a < 1e-3) std::snprintf(b, sizeof b, "%.*e", std::min(digits, 6), v);
+  else std::snprintf(b, sizeof b, "%.*g", std::max(4, digits + 1), v);
+  return b;
+}
 
 Points smooth(const Points& points, double weight) {
   Points out;

@@ -22,6 +22,10 @@ struct ChartOptions {
 // (smoothed_i = ema_i / (1 - w^(i+1))), so the first point is the raw value. w in [0, 1).
 Points smooth(const Points& points, double weight);
 
+// The label of tick `v` on an axis whose ticks are `step` apart: as many significant digits as tell
+// neighbouring ticks apart ("1.2e-05" and "1.4e-05", not "1e-05" twice).
+std::string tick_label(double v, double step);
+
 // Writes the chart to `path`: PNG when it ends in ".png", else SVG. BadInput naming the file when it
 // cannot be written.
 void write_chart(const std::vector<RunCurves>& runs, const ChartOptions& options, const std::string& path);

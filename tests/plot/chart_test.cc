@@ -64,6 +64,49 @@ TEST(Chart, WritesAPngThatCairoReadsBack) {
   EXPECT_GT(coloured, 1000);
 }
 
+// Pixels of the first run's colour (Tableau blue, 31 119 180) in a PNG.
+int blue_pixels(const std::string& png) {
+  cairo_surface_t* s = cairo_image_surface_create_from_png(png.c_str());
+  EXPECT_EQ(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+  const unsigned char* data = cairo_image_surface_get_data(s);
+  const int stride = cairo_image_surface_get_stride(s), w = cairo_image_surface_get_width(s);
+  int n = 0;
+  for (int y = 0; y < cairo_image_surface_get_height(s); ++y) {
+    for (int x = 0; x < w; ++x) {
+      const unsigned char* px = data + y * stride + 4 * x;  // B, G, R, X
+      n += std::abs(px[0] - 180) < 30 && std::abs(px[1] - 119) < 30 && std::abs(px[2] - 31) < 30 ? 1 : 0;
+    }
+  }
+  cairo_surface_destroy(s);
+  return n;
+}
+
+// A short run's single record draws no line, so it is drawn as a dot (every point is, up to 60).
+TEST(Chart, ASeriesOfOnePointIsDrawn) {
+  TempDir tmp;
+  RunCurves one;
+  one.label = "short";
+  one.source = "bertpt";
+  RunCurves none = one;
+  one.loss = {{60, 6.5}};
+  one.learning_rate = {{60, 1e-5}};
+  write_chart({none}, ChartOptions{}, tmp.file("none.png"));
+  write_chart({one}, ChartOptions{}, tmp.file("one.png"));
+  EXPECT_GT(blue_pixels(tmp.file("one.png")), blue_pixels(tmp.file("none.png")) + 20);
+}
+
+TEST(Chart, NeighbouringTickLabelsDiffer) {
+  for (double step : {2e-6, 5e-7, 0.02, 2.0, 500.0}) {
+    for (double base : {1e-5, 0.1, 3.0, 12000.0}) {
+      const std::string a = tick_label(base, step), b = tick_label(base + step, step);
+      EXPECT_NE(a, b) << "base " << base << " step " << step;
+    }
+  }
+  EXPECT_EQ(tick_label(1.2e-5, 2e-6), "1.2e-05");
+  EXPECT_EQ(tick_label(0.5, 0.1), "0.5");
+  EXPECT_EQ(tick_label(20000, 5000), "20k");
+}
+
 TEST(Chart, WritesSvgAndRefusesBadSmoothing) {
   TempDir tmp;
   write_chart({run("a", 1.0)}, ChartOptions{}, tmp.file("c.svg"));
