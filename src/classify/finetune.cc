@@ -527,9 +527,11 @@ bool Finetuning::evaluate_epoch(int64_t epoch, double loss_sum, double seconds) 
   if (data_.valid) {
     const SplitEval e = evaluate(*data_.valid);
     const double score = e.metrics.get(o_.metric_for_best);
-    best = score > best_score_;
+    best = score > best_score_ || best_epoch_ == 0;  // the first epoch is the best so far (an MCC may be -1)
     record["valid_accuracy"] = e.metrics.accuracy;
     record["valid_macro_f1"] = e.metrics.macro_f1;
+    record["valid_mcc"] = e.metrics.mcc;
+    if (e.metrics.per_class.size() == 2) record["valid_binary_f1"] = e.metrics.binary_f1;
     if (best) best_score_ = score;
   }
   record["best"] = best;
@@ -572,6 +574,8 @@ nlohmann::json Finetuning::report(std::vector<SplitReport>& splits) {
     r[name]["examples"] = (*split)->examples.size();
     r[name + "_accuracy"] = e.metrics.accuracy;
     r[name + "_macro_f1"] = e.metrics.macro_f1;
+    r[name + "_mcc"] = e.metrics.mcc;
+    if (e.metrics.per_class.size() == 2) r[name + "_binary_f1"] = e.metrics.binary_f1;
     r[name + "_majority_accuracy"] = e.majority_accuracy;
   }
   return r;

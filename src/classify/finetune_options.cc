@@ -38,8 +38,9 @@ void FinetuneOptions::validate() const {
     throw BadInput("--max-grad-norm must be a finite number (<= 0: no clipping)");
   }
   if (max_nan_steps <= 0) throw BadInput("--max-nan-steps must be > 0");
-  if (metric_for_best != "accuracy" && metric_for_best != "macro_f1") {
-    throw BadInput("--metric-for-best must be accuracy or macro_f1, got '" + metric_for_best + "'");
+  if (metric_for_best != "accuracy" && metric_for_best != "macro_f1" && metric_for_best != "mcc" &&
+      metric_for_best != "binary_f1") {
+    throw BadInput("--metric-for-best must be accuracy, macro_f1, mcc or binary_f1, got '" + metric_for_best + "'");
   }
   engine::parse_precision(precision);
   if (logging_steps < 0) throw BadInput("--logging-steps must be >= 0 (0: about 30 records per run)");

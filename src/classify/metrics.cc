@@ -1,6 +1,7 @@
 #include "classify/metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "common/error.h"
@@ -25,6 +26,19 @@ std::string pad(const std::string& s, size_t width, bool left) {
   return left ? s + fill : fill + s;
 }
 
+// sklearn's matthews_corrcoef from the confusion matrix [gold][predicted].
+double matthews(const std::vector<std::vector<int64_t>>& c) {
+  double trace = 0, total = 0, tp_dot = 0, pp_dot = 0, tt_dot = 0;
+  for (size_t k = 0; k < c.size(); ++k) {
+    double t = 0, p = 0;  // gold and predicted counts of class k
+    for (size_t j = 0; j < c.size(); ++j) t += double(c[k][j]), p += double(c[j][k]);
+    trace += double(c[k][k]), total += t;
+    tp_dot += t * p, pp_dot += p * p, tt_dot += t * t;
+  }
+  const double cov_tp = trace * total - tp_dot, cov_pp = total * total - pp_dot, cov_tt = total * total - tt_dot;
+  return cov_pp * cov_tt == 0 ? 0.0 : cov_tp / std::sqrt(cov_tt * cov_pp);
+}
+
 }  // namespace
 
 nlohmann::json ClassificationMetrics::to_json() const {
@@ -37,15 +51,28 @@ nlohmann::json ClassificationMetrics::to_json() const {
                    {"support", c.support},
                    {"predicted", c.predicted}});
   }
-  return {{"examples", examples},         {"accuracy", accuracy}, {"macro_precision", macro_precision},
-          {"macro_recall", macro_recall}, {"macro_f1", macro_f1}, {"per_class", per},
-          {"confusion", confusion}};
+  nlohmann::json j = {{"examples", examples},
+                      {"accuracy", accuracy},
+                      {"macro_precision", macro_precision},
+                      {"macro_recall", macro_recall},
+                      {"macro_f1", macro_f1},
+                      {"mcc", mcc},
+                      {"per_class", per},
+                      {"confusion", confusion}};
+  if (per_class.size() == 2) j["binary_f1"] = binary_f1;
+  return j;
 }
 
 double ClassificationMetrics::get(const std::string& metric) const {
   if (metric == "accuracy") return accuracy;
   if (metric == "macro_f1") return macro_f1;
-  throw BadInput("unknown metric '" + metric + "'", "use accuracy or macro_f1");
+  if (metric == "mcc") return mcc;
+  if (metric == "binary_f1" && per_class.size() == 2) return binary_f1;
+  if (metric == "binary_f1") {
+    throw BadInput("binary_f1 needs two classes, the labels have " + std::to_string(per_class.size()),
+                   "use accuracy, macro_f1 or mcc");
+  }
+  throw BadInput("unknown metric '" + metric + "'", "use accuracy, macro_f1, mcc or binary_f1");
 }
 
 ConfusionMatrix::ConfusionMatrix(size_t num_classes) : counts_(num_classes, std::vector<int64_t>(num_classes, 0)) {}
@@ -95,6 +122,8 @@ ClassificationMetrics ConfusionMatrix::metrics(const std::vector<std::string>& l
   m.macro_precision = ratio(m.macro_precision, double(present));
   m.macro_recall = ratio(m.macro_recall, double(present));
   m.macro_f1 = ratio(m.macro_f1, double(present));
+  m.mcc = matthews(counts_);
+  if (n == 2) m.binary_f1 = m.per_class[1].f1;
   return m;
 }
 

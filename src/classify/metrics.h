@@ -2,7 +2,11 @@
 //   precision_c = TP_c / (TP_c + FP_c), recall_c = TP_c / (TP_c + FN_c), F1_c = 2PR / (P + R),
 //   each 0 when its denominator is 0 (sklearn's zero_division=0);
 //   macro averages over the classes that occur in the gold labels or the predictions (sklearn's
-//   default label set); accuracy = trace / total.
+//   default label set); accuracy = trace / total;
+//   Matthews correlation (sklearn's matthews_corrcoef, multiclass from the confusion matrix C with
+//   t = row sums, p = column sums, c = trace, s = total): (c·s − t·p) / sqrt((s² − p·p)(s² − t·t)),
+//   0 when either factor is 0; binary F1 (two classes: sklearn's f1_score(average="binary") with
+//   class id 1 — GLUE's label "1" — as the positive class).
 // No LibTorch here.
 #pragma once
 
@@ -25,13 +29,17 @@ struct ClassificationMetrics {
   int64_t examples = 0;
   double accuracy = 0;
   double macro_precision = 0, macro_recall = 0, macro_f1 = 0;
+  double mcc = 0;                               // Matthews correlation coefficient
+  double binary_f1 = 0;                         // two classes only: F1 of class id 1
   std::vector<ClassMetrics> per_class;          // in id order
   std::vector<std::vector<int64_t>> confusion;  // [gold][predicted]
 
   // {"examples", "accuracy", "macro_precision", "macro_recall", "macro_f1",
-  //  "per_class": [{"label", "precision", "recall", "f1", "support", "predicted"}...], "confusion"}
+  //  "mcc", "binary_f1" (two classes), "per_class": [{"label", "precision", "recall", "f1", "support",
+  //  "predicted"}...], "confusion"}
   nlohmann::json to_json() const;
-  // The value of "accuracy" or "macro_f1" (BadInput for another name).
+  // The value of "accuracy", "macro_f1", "mcc" or "binary_f1" (BadInput for another name, or for
+  // binary_f1 of more than two classes).
   double get(const std::string& metric) const;
 };
 
