@@ -13,15 +13,37 @@ Trainer's defaults, without the Trainer loop):
     the device supports it, else foreach) with the Trainer's two parameter groups (no weight decay
     for biases and LayerNorm weights), zero_grad(set_to_none=True).
 
+That is the "stock" variant. Two options, off by default and combinable, give the peer's best
+configuration as well (the JSON's "variant": stock, sparse, compiled or sparse+compiled):
+
+  --sparse-head  the MLM head (transform + decoder) only on the masked rows (labels != -100), as
+                 the models' authors pre-train them. ModernBERT: the config's own
+                 sparse_prediction=True (ModernBertForMaskedLM drops the rows labelled
+                 sparse_pred_ignore_index = -100 before the head). BERT has no such flag, so the
+                 loss goes through its public modules: model.bert(...), the hidden states of the
+                 labelled positions (boolean indexing, flattened), model.cls(...) on those rows,
+                 cross-entropy against their labels. Same loss as the dense head on the same
+                 weights and batch (bench/peers/check_sparse_head.py checks it, fp32, 1e-5).
+  --compile      torch.compile (default mode, inductor; on a CPU it needs a C++ compiler) of the
+                 forward + loss; the backward goes through the compiled graphs as well. Compiling
+                 happens in the untimed warm-up steps, at least 2 of them when compiling (the
+                 sparse head's masked-row count changes between batches, so the second step
+                 recompiles with dynamic shapes); a failed compile exits 1 with one line on stderr.
+
+Everything else in the step (autocast, clipping, AdamW groups, batches) is the same in all variants.
+
 Why: it is the peer in bertpt's side-by-side benchmarks. bench/gpu and scripts/gpu-check run it on
 a GPU next to bertpt's CUDA build; on a CPU its numbers compare with `bertpt bench` (same seq-len,
-batch and threads). FLOPs use bertpt's formula (src/perf/flops.h), with the MLM decoder counted
-at every position, since HF computes it densely (bertpt's sparse head counts only masked ones).
+batch and threads). FLOPs use bertpt's formula (src/perf/flops.h): the MLM head (H*H transform +
+V*H decoder) is counted at every position for the dense (stock) head, which HF computes on all
+positions, and at the masked positions only with --sparse-head, as bertpt counts its sparse head.
 
-Prints one JSON object on stdout; warnings and errors go to stderr. Example (CPU, one thread):
+Prints one JSON object on stdout; warnings and errors go to stderr. Examples (CPU, one thread):
 
   python3 bench/hf_train_step.py --config configs/bert-mini.json --seq-len 128 --batch-size 8 \\
       --steps 3 --warmup-steps 1 --device cpu --threads 1
+  python3 bench/hf_train_step.py --config configs/modernbert-mini.json --seq-len 128 --batch-size 8 \\
+      --steps 3 --warmup-steps 2 --device cpu --threads 1 --sparse-head --compile
 
 Needs python3 with `torch` and `transformers`; `scripts/setup-test-peers` installs them.
 Nothing is downloaded: the tokenizer the collator needs is written to a temporary directory.
@@ -60,6 +82,8 @@ except ImportError as e:
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]  # ids 0..4, as bertpt's tokenizer
 MASK_ID = 4
 FIRST_ORDINARY_ID = len(SPECIAL_TOKENS)
+IGNORE_INDEX = -100  # the collator's label for positions not predicted
+COMPILE_MIN_WARMUP = 2  # --compile: the first warm-up step compiles, the second recompiles for dynamic shapes
 
 
 def parse_args(argv=None):
@@ -87,6 +111,13 @@ def parse_args(argv=None):
     p.add_argument("--attn-implementation", default="sdpa", help="sdpa (default, the guide's) or eager")
     p.add_argument("--peak-tflops", type=float, default=None,
                    help="the device's peak TFLOP/s for this precision; adds \"mfu\" to the output")
+    p.add_argument("--sparse-head", action="store_true",
+                   help="the MLM head only on the masked rows (labels != -100), as the models' authors train them: "
+                        "ModernBERT's sparse_prediction=True; BERT through model.bert + model.cls on the kept rows "
+                        "(default: off, HF's dense head on every position)")
+    p.add_argument("--compile", action="store_true",
+                   help=f"torch.compile the forward + loss (default mode); compiles in the untimed warm-up, which is "
+                        f"then at least {COMPILE_MIN_WARMUP} steps (default: off, eager)")
     a = p.parse_args(argv)
     if a.steps < 1 or a.warmup_steps < 0:
         p.error("--steps must be at least 1 and --warmup-steps at least 0")
@@ -130,6 +161,61 @@ def build_config(path, vocab_size, attn_implementation):
     # __init__ validates it (it falls back or raises when the choice is not supported).
     config._attn_implementation = attn_implementation
     return config
+
+
+def build_model(config, sparse_head):
+    """The stock MaskedLM model for `config`. With `sparse_head`, a ModernBERT gets its config's own
+    sparse_prediction=True (its forward then runs the head on the rows labelled other than
+    sparse_pred_ignore_index only); BERT has no such flag: make_loss_fn does it for BERT."""
+    if config.model_type == "modernbert":
+        config.sparse_prediction = bool(sparse_head)
+        config.sparse_pred_ignore_index = IGNORE_INDEX
+        return ModernBertForMaskedLM(config)
+    return BertForMaskedLM(config)
+
+
+def bert_sparse_mlm_loss(model, input_ids, attention_mask, labels):
+    """A BertForMaskedLM's MLM loss with the head on the labelled rows only, through its public
+    modules: the encoder, then model.cls (transform + tied decoder) on the hidden states of the
+    positions whose label is not -100, then cross-entropy against those labels (the mean over the
+    same positions as the dense head's CrossEntropyLoss, which ignores -100)."""
+    hidden = model.bert(input_ids, attention_mask=attention_mask, return_dict=True).last_hidden_state
+    flat_labels = labels.reshape(-1)
+    keep = flat_labels != IGNORE_INDEX
+    rows = hidden.reshape(-1, hidden.shape[-1])[keep]
+    scores = model.cls(rows)
+    return torch.nn.functional.cross_entropy(scores.view(-1, model.config.vocab_size), flat_labels[keep])
+
+
+def make_loss_fn(model, sparse_head):
+    """loss(input_ids, attention_mask, labels) -> the scalar MLM loss of one forward. Dense: the stock
+    model's own loss. Sparse: ModernBERT's own (built with sparse_prediction=True by build_model), BERT's
+    through bert_sparse_mlm_loss."""
+    if sparse_head and model.config.model_type != "modernbert":
+        return lambda input_ids, attention_mask, labels: bert_sparse_mlm_loss(model, input_ids, attention_mask, labels)
+    if model.config.model_type == "modernbert" and bool(getattr(model, "sparse_prediction", False)) != bool(sparse_head):
+        raise RuntimeError(f"ModernBertForMaskedLM built with sparse_prediction={model.sparse_prediction}, want {sparse_head}")
+
+    def loss(input_ids, attention_mask, labels):
+        return model(input_ids=input_ids, attention_mask=attention_mask, labels=labels).loss
+
+    return loss
+
+
+def variant_name(sparse_head, compiled):
+    return "+".join(n for n, on in (("sparse", sparse_head), ("compiled", compiled)) if on) or "stock"
+
+
+def error_cause(e):
+    """One line naming the innermost cause of `e` (torch.compile wraps the backend's exception)."""
+    while True:
+        inner = getattr(e, "inner_exception", None) or e.__cause__
+        if inner is None or inner is e:
+            break
+        e = inner
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    text = lines[0] if lines else "(no message)"
+    return f"{type(e).__name__}: {text[:400]}"
 
 
 def make_tokenizer(vocab_size, tmpdir):
@@ -251,19 +337,25 @@ def mean_keys(seq_len, half_window):
     return (2 * half_window + 1) - half_window * (half_window + 1) / seq_len
 
 
-def train_matmul_flops(config, batch, seq_len):
-    """bertpt's formula (src/perf/flops.h) with the MLM head at every position:
-    6 * N_matmul * tokens + 12 * H * keys * tokens, keys = L * T for BERT; ModernBERT's GeGLU MLP has
-    3 * H * I weights per layer and its sliding-window layers attend to about local_attention + 1 keys."""
+def train_matmul_flops(config, batch, seq_len, predicted=None):
+    """bertpt's formula (src/perf/flops.h, BertFlops::train_flops):
+    6 * N_encoder * tokens + 12 * H * keys * tokens + 6 * N_head * predicted, N_encoder =
+    L * (4*H*H + 2*H*I), N_head = H*H + V*H (the head's transform and decoder), keys = L * T for BERT;
+    ModernBERT's GeGLU MLP has 3 * H * I weights per layer and its sliding-window layers attend to
+    about local_attention + 1 keys. `predicted`: the positions through the MLM head, None for every
+    position (the dense head; bertpt's train_flops_dense_head)."""
     L, H, I, V = config.num_hidden_layers, config.hidden_size, config.intermediate_size, config.vocab_size
     modern = config.model_type == "modernbert"
-    n_matmul = L * (4 * H * H + (3 if modern else 2) * H * I) + H * H + V * H
+    n_encoder = L * (4 * H * H + (3 if modern else 2) * H * I)
+    n_head = H * H + V * H
     keys = L * seq_len
     if modern:
         sliding = sum(t == "sliding_attention" for t in config.layer_types)
         keys = (L - sliding) * seq_len + sliding * mean_keys(seq_len, config.local_attention // 2)
     tokens = batch * seq_len
-    return 6 * n_matmul * tokens + 12 * H * keys * tokens
+    if predicted is None:
+        predicted = tokens
+    return 6 * n_encoder * tokens + 12 * H * keys * tokens + 6 * n_head * predicted
 
 
 def main(argv=None):
@@ -283,7 +375,7 @@ def main(argv=None):
     if a.device == "cuda":
         torch.cuda.manual_seed_all(a.seed)
     try:
-        model = (ModernBertForMaskedLM if config.model_type == "modernbert" else BertForMaskedLM)(config)
+        model = build_model(config, a.sparse_head)
     except (ValueError, ImportError) as e:
         die(f"{config.model_type} MaskedLM with attn_implementation={a.attn_implementation!r}: {e}")
     model.to(device)
@@ -291,7 +383,12 @@ def main(argv=None):
     params = [p for p in model.parameters() if p.requires_grad]
     opt, opt_kind = make_optimizer(model)
 
-    total = a.warmup_steps + a.steps
+    warmup_steps = a.warmup_steps
+    if a.compile and warmup_steps < COMPILE_MIN_WARMUP:
+        print(f"{PROG}: --compile: {COMPILE_MIN_WARMUP} warm-up steps instead of {a.warmup_steps} (compiling happens "
+              "in them)", file=sys.stderr)
+        warmup_steps = COMPILE_MIN_WARMUP
+    total = warmup_steps + a.steps
     batches, collator_name = make_batches(total, a.batch_size, a.seq_len, config.vocab_size, a.mlm_probability)
     if not 0 <= a.padding < 1:
         die(f"--padding {a.padding} is outside [0, 1)")
@@ -300,9 +397,16 @@ def main(argv=None):
     batches = [{k: v.to(device, non_blocking=False) for k, v in b.items()} for b in batches]
     masked_per_step = statistics.mean(float((b["labels"] != -100).sum()) for b in batches)
 
+    loss_fn = make_loss_fn(model, a.sparse_head)
+    if a.compile:
+        try:
+            loss_fn = torch.compile(loss_fn)  # default mode; the graphs compile at the first calls
+        except Exception as e:
+            die(f"--compile: torch.compile failed ({error_cause(e)})")
+
     def step(b):
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-            loss = model(input_ids=b["input_ids"], attention_mask=b["attention_mask"], labels=b["labels"]).loss
+            loss = loss_fn(b["input_ids"], b["attention_mask"], b["labels"])
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
@@ -312,8 +416,26 @@ def main(argv=None):
     cuda = a.device == "cuda"
     if cuda:
         torch.cuda.reset_peak_memory_stats(device)
-    for b in batches[: a.warmup_steps]:
-        step(b)
+
+    def dynamo_counts():
+        if not a.compile:
+            return {}
+        from torch._dynamo.utils import counters
+        return {"graphs": int(counters["stats"]["unique_graphs"]),
+                "graph_breaks": int(sum(counters["graph_break"].values()))}
+
+    w0 = time.perf_counter()
+    try:
+        for b in batches[:warmup_steps]:
+            step(b)
+        if cuda:
+            torch.cuda.synchronize(device)
+    except Exception as e:
+        if not a.compile:
+            raise
+        die(f"--compile: torch.compile failed in the warm-up steps ({error_cause(e)})")
+    warmup_time = time.perf_counter() - w0
+    compiled_before = dynamo_counts()
 
     # Per-step times: CUDA events on the GPU (no host synchronization inside the loop beyond what
     # the step itself does), wall clock on the CPU. The loop as a whole is bracketed by synchronize.
@@ -323,7 +445,7 @@ def main(argv=None):
         torch.cuda.synchronize(device)
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(a.steps)]
     t0 = time.perf_counter()
-    for i, b in enumerate(batches[a.warmup_steps:]):
+    for i, b in enumerate(batches[warmup_steps:]):
         if cuda:
             events[i][0].record()
             losses.append(step(b))
@@ -338,9 +460,17 @@ def main(argv=None):
     if cuda:
         times = [s.elapsed_time(e) / 1000.0 for s, e in events]
     final_loss = float(losses[-1].detach().float().cpu())
+    compiled_after = dynamo_counts()
+    recompiled = compiled_after.get("graphs", 0) - compiled_before.get("graphs", 0)
+    if recompiled:
+        print(f"{PROG}: --compile: {recompiled} graph(s) compiled during the timed steps; their times include it "
+              "(more --warmup-steps avoid it)", file=sys.stderr)
 
     step_time = statistics.median(times)
-    flops = train_matmul_flops(config, a.batch_size, a.seq_len)
+    # The MLM head's rows: every position for the dense head; the labelled ones (the mean over the
+    # batches) for the sparse head, as bertpt bench counts its own sparse head.
+    head_rows = masked_per_step if a.sparse_head else a.batch_size * a.seq_len
+    flops = train_matmul_flops(config, a.batch_size, a.seq_len, head_rows)
     achieved = flops / step_time
     if cuda:
         peak_mem = int(torch.cuda.max_memory_allocated(device))
@@ -351,6 +481,12 @@ def main(argv=None):
 
     out = {
         "peer": f"transformers {type(model).__name__}",
+        "variant": variant_name(a.sparse_head, a.compile),
+        "sparse_head": a.sparse_head,
+        "mlm_head": ("sparse: " + ("ModernBertForMaskedLM's sparse_prediction=True" if config.model_type == "modernbert"
+                                   else "model.cls on model.bert's labelled rows (boolean indexing)")
+                     + ", labels != -100 only") if a.sparse_head else "dense: every position (the stock forward)",
+        "compile": a.compile,
         "transformers": transformers.__version__,
         "torch": torch.__version__,
         "device": a.device,
@@ -365,7 +501,8 @@ def main(argv=None):
         "seq_len": a.seq_len,
         "batch_size": a.batch_size,
         "steps": a.steps,
-        "warmup_steps": a.warmup_steps,
+        "warmup_steps": warmup_steps,
+        "warmup_time_sec": warmup_time,
         "threads": torch.get_num_threads(),
         "attn_implementation": model.config._attn_implementation,
         "optimizer": opt_kind,
@@ -384,13 +521,29 @@ def main(argv=None):
         "loss": final_loss,
         "train_flops_per_step": flops,
         "tflops_per_sec": achieved / 1e12,
+        "mlm_head_rows_per_step": head_rows,
         "flops_note": (
-            "bertpt's formula: 6 * N_matmul * tokens + 12 * layers * hidden * seq_len * tokens, N_matmul = "
-            "layers * (4*H*H + 2*H*I) + H*H + V*H; the MLM head (transform H*H + decoder V*H) is counted at every "
-            "position because HF computes the decoder densely on all positions (bertpt's sparse head only at the "
-            "masked ones)"
+            "bertpt's formula (src/perf/flops.h): 6 * N_encoder * tokens + 12 * H * keys * tokens + 6 * (H*H + V*H) "
+            "* head_rows, N_encoder = layers * (4*H*H + 2*H*I) (ModernBERT 3*H*I), keys = layers * seq_len (ModernBERT's "
+            "sliding-window layers about local_attention + 1); the MLM head (transform H*H + decoder V*H) is counted "
+            + ("at the masked positions only (mlm_head_rows_per_step, the mean over the batches), as bertpt counts its "
+               "sparse head, since --sparse-head computes it there only" if a.sparse_head else
+               "at every position because HF's stock forward computes it densely on all positions (bertpt's sparse "
+               "head only at the masked ones)")
         ),
     }
+    if a.compile:
+        out["torch_compile"] = {
+            "mode": "default",
+            "backend": "inductor",
+            "compiled": "the forward + MLM loss (torch.compile of the loss function; the backward through AOTAutograd)",
+            "warmup_steps_requested": a.warmup_steps,
+            "warmup_note": (f"compiling happens in the untimed warm-up steps, at least {COMPILE_MIN_WARMUP} when compiling "
+                            "(warmup_time_sec includes it)"),
+            "graphs_after_warmup": compiled_before.get("graphs"),
+            "graphs_compiled_in_timed_steps": recompiled,
+            "graph_breaks": compiled_after.get("graph_breaks"),
+        }
     if cuda:
         out["float32_matmul_precision"] = torch.get_float32_matmul_precision()
     if a.peak_tflops is not None:
