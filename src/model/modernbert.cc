@@ -39,9 +39,14 @@ at::Tensor prediction_head(const at::Tensor& x, const at::Tensor& dense, const a
   return norm(ops::activation(ops::linear(x, dense, dense_bias), c.modern.classifier_activation), nw, nb, c);
 }
 
-at::Tensor rotate_half(const at::Tensor& x) {
+// rotate_half(x)·sin = cat(-x2, x1)·sin, computed as the halves swapped (a flip, whose backward is a
+// flip) times sin with its first half negated: the same numbers, without the two slices and the cat
+// whose backward passes allocate and zero-fill a tensor of x's size each.
+at::Tensor rotate_half_times(const at::Tensor& x, const at::Tensor& sin) {
   const int64_t half = x.size(-1) / 2;
-  return at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+  const at::Tensor sign = at::tensor({-1.0f, 1.0f}, sin.options()).view({2, 1});
+  const at::Tensor signed_sin = (sin.unflatten(-1, {2, half}) * sign).flatten(-2);
+  return x.unflatten(-1, {2, half}).flip(-2).flatten(-2) * signed_sin;
 }
 
 // PyTorch's trunc_normal_ (inverse-CDF): N(0, std) restricted to [-cutoff·std, cutoff·std].
@@ -62,7 +67,7 @@ std::pair<at::Tensor, at::Tensor> rotary_cos_sin(int64_t T, int64_t head_dim, do
 
 at::Tensor apply_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
   at::Tensor xf = x.to(at::kFloat);
-  return (xf * cos + rotate_half(xf) * sin).to(x.scalar_type());
+  return (xf * cos + rotate_half_times(xf, sin)).to(x.scalar_type());
 }
 
 // ---- ModernBertModel
@@ -142,15 +147,16 @@ at::Tensor ModernBertModelImpl::attention(const Layer& layer, const at::Tensor& 
   at::Tensor qkv = ops::linear(x, layer.wqkv, layer.wqkv_bias);  // [B, T, 3H] or [N, 3H]
   at::Tensor out;
   if (layout.packed()) {
-    qkv = qkv.view({-1, 3, nh, hd});  // [N, 3, nh, hd]
-    at::Tensor q = apply_rotary(qkv.select(1, 0), ctx.cos, ctx.sin),
-               k = apply_rotary(qkv.select(1, 1), ctx.cos, ctx.sin);
-    at::Tensor a = attend_packed(q, k, qkv.select(1, 2), layout.rows, ctx.windowed, p, attention_kernel);
+    // unbind: one backward that stacks the three gradients, not three that each zero-fill all of qkv.
+    const std::vector<at::Tensor> parts = qkv.view({-1, 3, nh, hd}).unbind(1);  // 3 x [N, nh, hd]
+    at::Tensor q = apply_rotary(parts[0], ctx.cos, ctx.sin), k = apply_rotary(parts[1], ctx.cos, ctx.sin);
+    at::Tensor a = attend_packed(q, k, parts[2], layout.rows, ctx.windowed, p, attention_kernel);
     out = a.reshape({-1, H});  // [N, H]
   } else {
-    qkv = layout.to_batch(qkv).view({B, T, 3, nh, hd}).permute({2, 0, 3, 1, 4});  // [3, B, nh, T, hd]
-    at::Tensor q = apply_rotary(qkv[0], ctx.cos, ctx.sin), k = apply_rotary(qkv[1], ctx.cos, ctx.sin);
-    at::Tensor a = attend(q, k, qkv[2], ctx.mask, p, attention_kernel);  // [B, nh, T, hd]
+    const std::vector<at::Tensor> parts =
+        layout.to_batch(qkv).view({B, T, 3, nh, hd}).permute({2, 0, 3, 1, 4}).unbind(0);  // 3 x [B, nh, T, hd]
+    at::Tensor q = apply_rotary(parts[0], ctx.cos, ctx.sin), k = apply_rotary(parts[1], ctx.cos, ctx.sin);
+    at::Tensor a = attend(q, k, parts[2], ctx.mask, p, attention_kernel);  // [B, nh, T, hd]
     out = layout.to_tokens(a.transpose(1, 2).reshape({B, T, H}));
   }
   return ops::dropout(ops::linear(out, layer.wo, layer.wo_bias), p, p > 0.0);
@@ -159,7 +165,8 @@ at::Tensor ModernBertModelImpl::attention(const Layer& layer, const at::Tensor& 
 at::Tensor ModernBertModelImpl::mlp(const Layer& layer, const at::Tensor& x) {
   const int64_t I = config_.intermediate_size;
   at::Tensor h = ops::linear(x, layer.wi, layer.wi_bias);  // [..., 2I]: input, then gate
-  at::Tensor g = ops::activation(h.narrow(-1, 0, I), config_.hidden_act) * h.narrow(-1, I, I);
+  const std::vector<at::Tensor> halves = h.split(I, -1);  // one backward (a cat), not two zero-filled slices
+  at::Tensor g = ops::activation(halves[0], config_.hidden_act) * halves[1];
   g = ops::dropout(g, config_.modern.mlp_dropout, is_training());
   return ops::linear(g, layer.mlp_wo, layer.mlp_wo_bias);
 }
