@@ -27,7 +27,11 @@ void add_option_flags(CLI::App* cmd, Options& o, Visit visit) {
     using T = std::decay_t<decltype(member)>;
     const std::string flag = option_flag_of(name, member);
     if constexpr (std::is_same_v<T, bool>) {
-      cmd->add_flag(member ? flag + "{false}" : flag, member, help);
+      if (member) {
+        cmd->add_flag_callback(flag, [&member] { member = false; }, help);  // --no-NAME turns it off
+      } else {
+        cmd->add_flag(flag, member, help);
+      }
     } else {
       cmd->add_option(flag, member, help)->capture_default_str();
     }
