@@ -28,7 +28,8 @@ void add_option_flags(CLI::App* cmd, Options& o, Visit visit) {
     const std::string flag = option_flag_of(name, member);
     if constexpr (std::is_same_v<T, bool>) {
       if (member) {
-        cmd->add_flag_callback(flag, [&member] { member = false; }, help);  // --no-NAME turns it off
+        cmd->add_flag_callback(
+            flag, [&member] { member = false; }, help);  // --no-NAME turns it off
       } else {
         cmd->add_flag(flag, member, help);
       }

@@ -34,9 +34,8 @@ nlohmann::json given_run_options(CLI::App* cmd, const Options& parsed, Visit vis
     Options scratch;
     apply_options_json(scratch, visit, config, config_file, rules.command);  // unknown keys, wrong types
     const nlohmann::json all = options_to_json(scratch, visit);
-    for (const auto& [raw_key, value] : config.items()) {
-      std::string key = raw_key;
-      for (char& c : key) c = c == '-' ? '_' : c;
+    for (const auto& item : config.items()) {
+      const std::string key = option_key(item.key());
       given[key] = all[key];
     }
   }

@@ -23,6 +23,12 @@ inline std::string option_flag(const std::string& key) {
   return f;
 }
 
+// "learning_rate" for "learning-rate": a --config key as the declaration names it.
+inline std::string option_key(std::string key) {
+  for (char& c : key) c = c == '-' ? '_' : c;
+  return key;
+}
+
 // The value of field `key` of `f` as the option's type; BadInput naming the file and field otherwise.
 template <class T>
 T option_from_json(const JsonFields& f, const char* key) {
@@ -61,8 +67,7 @@ void apply_options_json(Options& o, Visit visit, const nlohmann::json& j, const 
   if (!j.is_object()) throw BadInput(source + ": expected a JSON object of " + command + " options");
   nlohmann::json normalized = nlohmann::json::object();
   for (const auto& [raw_key, value] : j.items()) {
-    std::string key = raw_key;
-    for (char& c : key) c = c == '-' ? '_' : c;
+    const std::string key = option_key(raw_key);
     bool known = false;
     visit(o, [&](const char* name, auto&, const char*) { known = known || key == name; });
     if (!known) {

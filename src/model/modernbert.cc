@@ -165,7 +165,7 @@ at::Tensor ModernBertModelImpl::attention(const Layer& layer, const at::Tensor& 
 at::Tensor ModernBertModelImpl::mlp(const Layer& layer, const at::Tensor& x) {
   const int64_t I = config_.intermediate_size;
   at::Tensor h = ops::linear(x, layer.wi, layer.wi_bias);  // [..., 2I]: input, then gate
-  const std::vector<at::Tensor> halves = h.split(I, -1);  // one backward (a cat), not two zero-filled slices
+  const std::vector<at::Tensor> halves = h.split(I, -1);   // one backward (a cat), not two zero-filled slices
   at::Tensor g = ops::activation(halves[0], config_.hidden_act) * halves[1];
   g = ops::dropout(g, config_.modern.mlp_dropout, is_training());
   return ops::linear(g, layer.mlp_wo, layer.mlp_wo_bias);
