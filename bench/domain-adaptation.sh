@@ -16,7 +16,7 @@
 # Every stage skips work whose output already exists, so a second run only redoes what is missing.
 #   STAGES="data pretrain finetune report" (default: all)   QUICK=1: the reduced CI version
 #   MODEL, SEQ_LEN, FT_MAX_LEN, PRETRAIN_STEPS, PRETRAIN_BATCH, PRETRAIN_LR, VOCAB, FT_EPOCHS, FT_LR, FT_BATCH,
-#   SEEDS, TASKS, THREADS, OUT, BUILD_DIR, DATA_DIR; TRAIN_FLAGS / FT_FLAGS: extra flags for every
+#   SEEDS, TASKS, PRECISION (bf16 | fp32), THREADS, OUT, BUILD_DIR, DATA_DIR; TRAIN_FLAGS / FT_FLAGS: extra flags for every
 #   `bertpt train` / `bertpt finetune` (e.g. "--device cuda --nproc-per-node 8")
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +29,8 @@ if [[ $QUICK == 1 ]]; then
   MODEL=${MODEL:-bert-tiny} PRETRAIN_STEPS=${PRETRAIN_STEPS:-60} VOCAB=${VOCAB:-3000}
   SEEDS=${SEEDS:-1} TASKS=${TASKS:-sms} FT_EPOCHS=${FT_EPOCHS:-1} FT_LR=${FT_LR:-5e-4} ARMS=${ARMS:-general scratch}
   GENERAL_MAX_DOCS=${GENERAL_MAX_DOCS:-3000}
+  # LibTorch's CPU bf16 matmuls are fast only with AVX-512 (bf16) units; the CI machine has none.
+  PRECISION=${PRECISION:-fp32}
 fi
 OUT=${OUT:-runs/domain-adaptation}
 MODEL=${MODEL:-bert-mini}
@@ -46,6 +48,7 @@ TASKS=${TASKS:-sms sci-cite}
 ARMS=${ARMS:-general in-domain continued scratch}
 THREADS=${THREADS:-0}
 GENERAL_MAX_DOCS=${GENERAL_MAX_DOCS:-0}
+PRECISION=${PRECISION:-bf16}
 STAGES=${STAGES:-data pretrain finetune report}
 TRAIN_FLAGS=${TRAIN_FLAGS:-}
 FT_FLAGS=${FT_FLAGS:-}
@@ -72,6 +75,7 @@ make_task_files() {
       "$DATA/sms_spam/SMSSpamCollection"
     for s in train valid test; do mv "$t/sms/$s.tsv.tmp" "$t/sms/$s.tsv"; done
   fi
+  [[ " $TASKS " == *" sci-cite "* ]] || return 0
   for s in train dev test; do
     local name=$s; [[ $s == dev ]] && name=valid
     [[ -s $t/sci-cite/$name.jsonl ]] || cp "$DATA/scibert/text_classification/sci-cite/$s.txt" "$t/sci-cite/$name.jsonl"
@@ -91,7 +95,7 @@ make_corpora() {
     tail -n +2 "$OUT/tasks/sms/train.tsv" | cut -f2 > "$c/sms-train.txt"
     "$B" corpus merge -q -i "$c/sms-train.txt" --dedup --shuffle --seed 34 --out "$c/sms.jsonl.zst"
   fi
-  if [[ ! -s $c/sci.jsonl.zst ]]; then
+  if [[ " $TASKS " == *" sci-cite "* && ! -s $c/sci.jsonl.zst ]]; then
     # CoNLL NER files (one token per line, blank line between sentences) -> one sentence per line.
     awk -F'\t' 'NF == 0 { if (s != "") print s; s = ""; next } { s = s == "" ? $1 : s " " $1 } END { if (s != "") print s }' \
       "$DATA"/scibert/ner/*/*.txt > "$c/sci-ner.txt"
@@ -140,7 +144,7 @@ pretrain() {  # NAME DATASET [extra train flags...]
   "$B" train --model "$MODEL" --data "$OUT/datasets/$data" --output-dir "$run" --max-steps "$PRETRAIN_STEPS" \
     --per-device-batch-size "$PRETRAIN_BATCH" --learning-rate "$PRETRAIN_LR" --warmup-steps $((PRETRAIN_STEPS / 10)) \
     --weight-decay 0.01 --logging-steps $((PRETRAIN_STEPS / 10 > 0 ? PRETRAIN_STEPS / 10 : 1)) --eval-max-batches 20 \
-    --save-steps 0 --save-total-limit 1 --precision bf16 --threads "$THREADS" --resume auto $TRAIN_FLAGS "$@"
+    --save-steps 0 --save-total-limit 1 --precision "$PRECISION" --threads "$THREADS" --resume auto $TRAIN_FLAGS "$@"
   timing "pretrain/$name" $(( $(now) - t0 ))
 }
 checkpoint_of() { echo "$OUT/pretrain/$1/checkpoint-$PRETRAIN_STEPS"; }
@@ -182,7 +186,7 @@ if has_stage finetune; then
         # shellcheck disable=SC2046
         "$B" finetune $(arm_model_flags "$arm" "$task") $(task_flags "$task") --output-dir "$dir" --overwrite-output-dir \
           --epochs "$FT_EPOCHS" --learning-rate "$FT_LR" --per-device-batch-size "$FT_BATCH" --max-seq-len "$FT_MAX_LEN" \
-          --warmup-ratio 0.1 --seed "$seed" --metric-for-best macro_f1 --threads "$THREADS" --quiet $FT_FLAGS
+          --warmup-ratio 0.1 --seed "$seed" --metric-for-best macro_f1 --precision "$PRECISION" --threads "$THREADS" --quiet $FT_FLAGS
         timing "finetune/$task/$arm/seed-$seed" $(( $(now) - t0 ))
       done
     done

@@ -105,7 +105,7 @@ bool in_ci() {
 
 std::string shared_data_dir() {
   const char* p = std::getenv("BERTPT_SHARED_DATA");
-  return p && *p ? p : source_dir() + "/../shared/data";
+  return p && *p ? p : source_dir() + "/tests/fixtures/corpora";
 }
 
 std::string error_of(const std::function<void()>& f) {

@@ -45,8 +45,8 @@ CommandResult run_shell(const std::string& command);
 // Path of the bertpt binary (env BERTPT_BIN, set by CTest) and of the source tree.
 std::string bertpt_bin();
 std::string source_dir();
-// The project's shared corpora (env BERTPT_SHARED_DATA, else <source>/../shared/data); tests that
-// need them skip when the directory is absent.
+// The corpora the tests read: env BERTPT_SHARED_DATA (a copy of ../shared/data's layout), else the
+// excerpts in the repository (tests/fixtures/corpora, cut from it by its cut.sh).
 std::string shared_data_dir();
 
 // Whether this is a CI run (CI=true): there a missing peer or corpus is a failure, not a skip.

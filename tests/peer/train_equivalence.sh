@@ -6,14 +6,14 @@
 # loss and gradient norm within 1e-4 relative, the learning rate of every step, the final weights
 # within 1e-4 (helpers in tests/peer/equivalence_lib.py).
 # Usage: train_equivalence.sh BERTPT_BIN SOURCE_DIR. Corpora: $BERTPT_SHARED_DATA (default
-# SOURCE_DIR/../shared/data). Threads: $BERTPT_TEST_THREADS (default 1) on both sides. Exit 77
-# (CTest: skipped) when the peer environment or the corpora are missing (scripts/setup-test-peers
+# SOURCE_DIR/tests/fixtures/corpora). Threads: $BERTPT_TEST_THREADS (default 1) on both sides.
+# Exit 77 (CTest: skipped) when the peer environment or the corpora are missing (scripts/setup-test-peers
 # installs the peer) — except in CI (CI=true), where that fails.
 set -euo pipefail
 bin=$1
 src=$2
 source "$src/tests/peer/lib.bash"
-data=${BERTPT_SHARED_DATA:-$src/../shared/data}
+data=${BERTPT_SHARED_DATA:-$src/tests/fixtures/corpora}
 threads=${BERTPT_TEST_THREADS:-1}
 
 
