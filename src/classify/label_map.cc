@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/json_fields.h"
 
 namespace bertpt::classify {
 
@@ -78,22 +79,16 @@ LabelMap LabelMap::from_labels(std::vector<std::string> labels_in_id_order, cons
 LabelMap LabelMap::from_config(const nlohmann::json& config, const std::string& source) {
   const char* hint =
       "a classifier's config.json maps every id 0..n-1 to its label: \"id2label\": {\"0\": \"neg\", \"1\": \"pos\"}";
-  if (!config.is_object() || !config.contains("id2label") || !config["id2label"].is_object()) {
-    throw BadInput(source + ": no \"id2label\" object", hint);
-  }
-  const nlohmann::json& id2label = config["id2label"];
+  const std::vector<std::pair<std::string, JsonValue>> id2label =
+      JsonFields(config, source, "", hint).object("id2label").entries();
   std::vector<std::string> labels(id2label.size());
-  for (const auto& [key, value] : id2label.items()) {
+  for (const auto& [key, value] : id2label) {
     // Only the canonical decimal spelling, so n distinct keys in range are exactly the ids 0..n-1.
     const auto id = parse_integer(key);
     if (!id || *id < 0 || size_t(*id) >= labels.size() || std::to_string(*id) != key) {
-      throw BadInput(source + ": id2label key \"" + key + "\" is not an id 0.." + std::to_string(labels.size() - 1),
-                     hint);
+      value.fail("is keyed \"" + key + "\", which is not an id 0.." + std::to_string(labels.size() - 1));
     }
-    if (!value.is_string()) {
-      throw BadInput(source + ": id2label[\"" + key + "\"] is " + value.dump() + ", not a string", hint);
-    }
-    labels[size_t(*id)] = value.get<std::string>();
+    labels[size_t(*id)] = value.str();
   }
   return from_labels(std::move(labels), source);
 }

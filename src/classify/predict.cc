@@ -14,6 +14,7 @@
 #include "classify/label_map.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/json_fields.h"
 #include "engine/device.h"
 #include "engine/precision.h"
 #include "model/checkpoint.h"
@@ -30,13 +31,8 @@ namespace {
 LabelMap classifier_labels(const std::string& model_dir) {
   model::checkpoint_weights_path(model_dir);  // a missing or pytorch_model.bin-only directory: its clear error first
   const std::string config_path = (fs::path(model_dir) / "config.json").string();
-  nlohmann::json config_json;
-  try {
-    config_json = nlohmann::json::parse(read_file(config_path));
-  } catch (const nlohmann::json::exception& e) {
-    throw BadInput(config_path + ": not valid JSON (" + e.what() + ")");
-  }
-  if (!config_json.contains("id2label")) {
+  const nlohmann::json config_json = read_json_file(config_path);
+  if (!config_json.is_object() || !config_json.contains("id2label")) {
     throw BadInput(config_path + " has no id2label: " + model_dir + " is not a sequence classifier",
                    "fine-tune one first with bertpt finetune, and pass its best/ directory");
   }

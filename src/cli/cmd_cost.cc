@@ -27,22 +27,13 @@ std::string money(double d) {
 
 // The sequence length and throughput measured by `bertpt bench --out FILE`.
 std::pair<uint32_t, perf::Throughput> read_bench(const std::string& path) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw BadInput(path + ": not valid JSON (" + e.what() + ")", "pass the file written by bertpt bench --out");
-  }
-  if (!j.contains("seq_per_sec") || !j["seq_per_sec"].is_number() || !j.contains("seq_len") ||
-      !j["seq_len"].is_number_unsigned()) {
-    throw BadInput(path + ": no \"seq_per_sec\"/\"seq_len\" fields", "pass the file written by bertpt bench --out");
-  }
+  const perf::BenchFile b = perf::read_bench_file(path);
   perf::Throughput t;
   t.kind = perf::Throughput::Kind::SeqPerSec;
-  t.value = j["seq_per_sec"];
+  t.value = b.seq_per_sec;
   t.origin = "bench " + path;
-  t.measured_devices = j.value("world_size", 1);
-  return {j["seq_len"].get<uint32_t>(), t};
+  t.measured_devices = b.world_size;
+  return {b.seq_len, t};
 }
 
 // The throughput of a bench file, which must have been measured at `seq_len`.

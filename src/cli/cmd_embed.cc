@@ -9,6 +9,7 @@
 #include "cli/train_commands.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/json_fields.h"
 #include "common/progress.h"
 #include "embed/embedder.h"
 #include "engine/device.h"
@@ -44,10 +45,7 @@ std::vector<std::string> read_texts(const std::string& path, const std::string& 
     } catch (const nlohmann::json::exception&) {
       throw BadInput(at(path, n) + ": not a JSON object", "a .jsonl input has one JSON object per line");
     }
-    if (!j.is_object() || !j.contains(field) || !j[field].is_string()) {
-      throw BadInput(at(path, n) + ": no string field '" + field + "'", "choose the field with --text-field");
-    }
-    texts.push_back(j[field].get<std::string>());
+    texts.push_back(JsonFields(j, at(path, n), "", "choose the field with --text-field").str(field.c_str()));
   }
   return texts;
 }

@@ -5,6 +5,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "perf/cost.h"
 #include "perf/scaling.h"
 
 namespace bertpt::cli {
@@ -20,19 +21,16 @@ struct MeasuredStep {
 };
 
 MeasuredStep read_measured_step(const std::string& path) {
-  const auto j = nlohmann::json::parse(read_file(path), nullptr, false);
-  const auto number = [&](const char* key) {
-    if (j.is_discarded() || !j.is_object() || !j.contains(key) || !j[key].is_number() || !(j[key].get<double>() > 0)) {
-      throw BadInput(path + ": no positive \"" + std::string(key) + "\" field",
-                     "--scale-nodes projects from a file written by bertpt bench --out (this version)");
-    }
-    return j[key].get<double>();
-  };
+  const perf::BenchFile b = perf::read_bench_file(path);
+  if (b.batch <= 0 || !(b.gradient_bytes > 0)) {
+    throw BadInput(path + ": no positive \"world_size\", \"batch\" and \"gradient_bytes\" fields",
+                   "--scale-nodes projects from a file written by bertpt bench --out (this version)");
+  }
   MeasuredStep m;
-  m.world_size = int(number("world_size"));
-  m.batch = int64_t(number("batch"));
-  m.step_sec = double(m.batch) * m.world_size / number("seq_per_sec");
-  m.gradient_bytes = number("gradient_bytes");
+  m.world_size = b.world_size;
+  m.batch = b.batch;
+  m.step_sec = double(m.batch) * m.world_size / b.seq_per_sec;
+  m.gradient_bytes = b.gradient_bytes;
   return m;
 }
 

@@ -10,6 +10,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/json_fields.h"
 #include "model/architecture.h"
 #include "model/checkpoint.h"
 #include "tokenizer/hf_files.h"
@@ -32,11 +33,7 @@ namespace {
 nlohmann::json read_json_if_present(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return nullptr;
-  try {
-    return nlohmann::json::parse(read_file(path.string()));
-  } catch (const nlohmann::json::exception& e) {
-    throw BadInput(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
+  return read_json_file(path.string(), "restore the sentence-transformers files from the model's source");
 }
 
 // sentence-transformers' module list: the Pooling module's directory and whether a Normalize follows.
@@ -48,31 +45,49 @@ struct SentenceTransformerModules {
 SentenceTransformerModules read_modules(const fs::path& dir) {
   SentenceTransformerModules m;
   const nlohmann::json modules = read_json_if_present(dir / "modules.json");
-  if (!modules.is_array()) return m;
-  for (const auto& entry : modules) {
-    const std::string type = entry.value("type", "");
-    if (type.size() >= 8 && type.compare(type.size() - 8, 8, ".Pooling") == 0) m.pooling_dir = entry.value("path", "");
-    if (type.size() >= 10 && type.compare(type.size() - 10, 10, ".Normalize") == 0) m.normalize = true;
+  if (modules.is_null()) return m;
+  const JsonValue list(modules, (dir / "modules.json").string(), "");
+  for (size_t i = 0; i < list.array().size(); ++i) {
+    const JsonFields entry = list.element(i).fields();
+    const std::string type = entry.str("type");
+    if (type.ends_with(".Pooling")) m.pooling_dir = entry.str("path");
+    if (type.ends_with(".Normalize")) m.normalize = true;
   }
   return m;
 }
 
 // The pooling mode of a sentence-transformers Pooling config — 6.x writes "pooling_mode": "cls",
 // 5.x a boolean per mode — ; BadInput for the modes not implemented.
-Pooling pooling_of(const nlohmann::json& config, const std::string& path) {
-  if (config.contains("pooling_mode")) {
-    const nlohmann::json& mode = config["pooling_mode"];
-    if (mode == "cls") return Pooling::Cls;
-    if (mode == "mean") return Pooling::Mean;
-    throw BadInput(path + ": pooling_mode " + mode.dump() + " is not supported (bertpt pools mean or cls)",
-                   "pass --pooling mean or --pooling cls");
+Pooling pooling_of(const JsonFields& config) {
+  const char* hint = "pass --pooling mean or --pooling cls";
+  if (const std::optional<JsonValue> mode = config.optional("pooling_mode")) {
+    if (mode->json() == "cls") return Pooling::Cls;
+    if (mode->json() == "mean") return Pooling::Mean;
+    mode->fail("is " + mode->json().dump() + ", which is not supported (bertpt pools mean or cls)", hint);
   }
-  if (config.value("pooling_mode_cls_token", false)) return Pooling::Cls;
-  if (config.value("pooling_mode_max_tokens", false) || config.value("pooling_mode_mean_sqrt_len_tokens", false)) {
-    throw BadInput(path + ": this pooling mode is not supported (bertpt pools mean or cls)",
-                   "pass --pooling mean or --pooling cls");
+  if (config.boolean_or("pooling_mode_cls_token", false)) return Pooling::Cls;
+  for (const char* unsupported : {"pooling_mode_max_tokens", "pooling_mode_mean_sqrt_len_tokens"}) {
+    if (config.boolean_or(unsupported, false)) {
+      config.value(unsupported).fail("is true: that pooling mode is not supported (bertpt pools mean or cls)", hint);
+    }
   }
   return Pooling::Mean;
+}
+
+// sentence_bert_config.json's max_seq_length (sentence-transformers 5.x), else the tokenizer's
+// model_max_length, where 6.x saves it; 0 when neither says.
+int64_t sentence_transformers_max_len(const fs::path& dir) {
+  const nlohmann::json st = read_json_if_present(dir / "sentence_bert_config.json");
+  if (st.is_null()) return 0;  // not a sentence-transformers directory
+  const JsonFields f(st, (dir / "sentence_bert_config.json").string());
+  if (const std::optional<JsonValue> v = f.optional("max_seq_length")) return v->i64();
+  const nlohmann::json tc = read_json_if_present(dir / "tokenizer_config.json");
+  if (tc.is_null()) return 0;
+  const std::optional<JsonValue> v =
+      JsonFields(tc, (dir / "tokenizer_config.json").string()).optional("model_max_length");
+  if (!v || !v->json().is_number_integer()) return 0;  // transformers writes 1e30 for "no limit"
+  if (v->json().is_number_unsigned()) return int64_t(std::min<uint64_t>(v->u64(), uint64_t(INT64_MAX)));
+  return std::max<int64_t>(0, v->i64());
 }
 
 }  // namespace
@@ -89,20 +104,12 @@ EmbedSettings resolve_settings(const EmbedOptions& o, int64_t hidden_size, int64
   } else if (!modules.pooling_dir.empty()) {
     const fs::path path = dir / modules.pooling_dir / "config.json";
     const nlohmann::json config = read_json_if_present(path);
-    if (config.is_object()) s.pooling = pooling_of(config, path.string());
+    if (!config.is_null()) s.pooling = pooling_of(JsonFields(config, path.string()));
   }
-  // The longest input: sentence_bert_config.json's max_seq_length (sentence-transformers 5.x), else,
-  // in a sentence-transformers directory, the tokenizer's model_max_length, where 6.x saves it; capped
-  // at max_position_embeddings, as sentence-transformers caps it.
+  // The longest input: what the sentence-transformers files say, capped at max_position_embeddings,
+  // as sentence-transformers caps it.
   s.max_seq_len = max_position_embeddings;
-  const nlohmann::json st = read_json_if_present(dir / "sentence_bert_config.json");
-  const nlohmann::json tc = read_json_if_present(dir / "tokenizer_config.json");
-  if (st.is_object() && st.contains("max_seq_length") && st["max_seq_length"].is_number_integer()) {
-    s.max_seq_len = std::min<int64_t>(s.max_seq_len, st["max_seq_length"].get<int64_t>());
-  } else if (st.is_object() && tc.is_object() && tc.contains("model_max_length") &&
-             tc["model_max_length"].is_number_integer() && tc["model_max_length"].get<int64_t>() > 0) {
-    s.max_seq_len = std::min<int64_t>(s.max_seq_len, tc["model_max_length"].get<int64_t>());
-  }
+  if (const int64_t st = sentence_transformers_max_len(dir); st > 0) s.max_seq_len = std::min(s.max_seq_len, st);
   if (o.max_seq_len > 0) s.max_seq_len = o.max_seq_len;
   if (s.max_seq_len > max_position_embeddings) {
     throw BadInput("--max-seq-len " + std::to_string(s.max_seq_len) + " exceeds the model's max_position_embeddings (" +

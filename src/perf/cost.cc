@@ -1,11 +1,13 @@
 #include "perf/cost.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/json_fields.h"
 
 namespace bertpt::perf {
 
@@ -24,41 +26,46 @@ double parse_positive_number(const std::string& s, const std::string& what) {
 }
 
 std::vector<InstancePrice> load_price_table(const std::string& path) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw BadInput(path + ": not valid JSON (" + e.what() + ")", "fix the price table or pass another with --prices");
-  }
-  if (!j.is_object() || !j.contains("instances") || !j["instances"].is_array()) {
-    throw BadInput(path + ": no \"instances\" array", "see configs/prices.json for the format");
-  }
+  const std::string hint = "see configs/prices.json for the format";
+  const nlohmann::json j = read_json_file(path, hint);
+  const JsonValue instances = JsonFields(j, path, "", hint).value("instances");
   std::vector<InstancePrice> table;
-  size_t i = 0;
-  for (const auto& e : j["instances"]) {
-    std::string where = path + ": instances[" + std::to_string(i++) + "]";
-    if (!e.is_object() || !e.contains("name") || !e["name"].is_string())
-      throw BadInput(where + ": missing string field \"name\"");
+  for (size_t i = 0; i < instances.array().size(); ++i) {
+    const JsonFields e = instances.element(i).fields();
     InstancePrice p;
-    p.name = e["name"];
-    where += " (" + p.name + ")";
-    if (!e.contains("price_per_hour") || !e["price_per_hour"].is_number() || !(e["price_per_hour"].get<double>() > 0)) {
-      throw BadInput(where + ": \"price_per_hour\" must be a positive number");
-    }
-    p.price_per_hour = e["price_per_hour"];
-    if (!e.contains("devices") || !e["devices"].is_number_integer() || e["devices"].get<int>() < 1) {
-      throw BadInput(where + ": \"devices\" must be a positive integer");
-    }
-    p.devices = e["devices"];
-    p.device = e.value("device", "");
-    p.source = e.value("source", "");
-    p.as_of = e.value("as_of", "");
+    p.name = e.str("name");
+    p.price_per_hour = e.number("price_per_hour");
+    if (!(p.price_per_hour > 0))
+      e.fail("price_per_hour", "is " + std::to_string(p.price_per_hour) + ", expected a positive number");
+    const int64_t devices = e.i64("devices");
+    if (devices < 1 || devices > 1 << 20)
+      e.fail("devices", "is " + std::to_string(devices) + ", expected a positive integer");
+    p.devices = int(devices);
+    p.device = e.str_or("device", "");
+    p.source = e.str_or("source", "");
+    p.as_of = e.str_or("as_of", "");
     for (const auto& other : table) {
-      if (other.name == p.name) throw BadInput(where + ": duplicate instance name");
+      if (other.name == p.name) e.fail("name", "is \"" + p.name + "\", the name of an earlier instance (duplicate)");
     }
     table.push_back(p);
   }
   return table;
+}
+
+BenchFile read_bench_file(const std::string& path) {
+  const std::string hint = "pass the file written by bertpt bench --out";
+  const nlohmann::json j = read_json_file(path, hint);
+  const JsonFields f(j, path, "", hint);
+  BenchFile b;
+  b.seq_len = f.u32("seq_len");
+  b.seq_per_sec = f.number("seq_per_sec");
+  if (!(b.seq_per_sec > 0))
+    f.fail("seq_per_sec", "is " + std::to_string(b.seq_per_sec) + ", expected a positive number");
+  const std::optional<JsonValue> world = f.optional("world_size");
+  b.world_size = world ? int(std::max<int64_t>(1, world->i64())) : 1;
+  if (const std::optional<JsonValue> v = f.optional("batch")) b.batch = v->i64();
+  if (const std::optional<JsonValue> v = f.optional("gradient_bytes")) b.gradient_bytes = v->number();
+  return b;
 }
 
 std::string default_price_table_path() {

@@ -20,6 +20,18 @@ struct InstancePrice {
 
 // Reads a price table (configs/prices.json format); throws BadInput naming the file and entry.
 std::vector<InstancePrice> load_price_table(const std::string& path);
+
+// What `bertpt bench --out FILE` measured (the fields the cost and scaling projections read).
+struct BenchFile {
+  uint32_t seq_len = 0;
+  double seq_per_sec = 0;
+  int world_size = 1;         // devices the bench ran on
+  int64_t batch = 0;          // per device; 0 in files of older versions
+  double gradient_bytes = 0;  // 0 in files of older versions
+};
+
+// BadInput naming the file and the field for a file that is not a bench result.
+BenchFile read_bench_file(const std::string& path);
 // configs/prices.json of this installation.
 std::string default_price_table_path();
 // Throws BadInput listing the known names when `name` is not in the table.

@@ -19,228 +19,188 @@ using json = nlohmann::json;
 
 // ---- reading tokenizer.json -------------------------------------------------------------------
 
-// Field access with errors that say where: "tokenizer.json: model.vocab: expected an object".
-class Reader {
- public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
+// Fields are read through common/json_fields.h, so an error names the file and the field:
+// `tokenizer.json: field "model.vocab" is missing`.
 
-  [[noreturn]] void fail(const std::string& field, const std::string& what, const std::string& hint = {}) const {
-    throw BadInput(source_ + ": " + field + ": " + what, hint);
-  }
-  const json& member(const json& obj, const std::string& key, const std::string& field) const {
-    if (!obj.is_object()) fail(field, "expected an object");
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(field + "." + key, "missing");
-    return *it;
-  }
-  std::string str(const json& v, const std::string& field) const {
-    if (!v.is_string()) fail(field, "expected a string");
-    return v.get<std::string>();
-  }
-  bool boolean(const json& v, const std::string& field) const {
-    if (!v.is_boolean()) fail(field, "expected true or false");
-    return v.get<bool>();
-  }
-  uint64_t uint(const json& v, const std::string& field) const {
-    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
-      fail(field, "expected a non-negative integer");
-    }
-    const uint64_t x = v.get<uint64_t>();
-    if (x > 0xFFFFFFFEull) fail(field, "value too large");
-    return x;
-  }
-  // Optional members default when absent (HF's serde defaults).
-  bool opt_bool(const json& obj, const std::string& key, bool dflt, const std::string& field) const {
-    auto it = obj.find(key);
-    return it == obj.end() ? dflt : boolean(*it, field + "." + key);
-  }
-  const std::string& source() const { return source_; }
-
- private:
-  std::string source_;
-};
-
-std::string type_of(const Reader& r, const json& obj, const std::string& field) {
-  return r.str(r.member(obj, "type", field), field + ".type");
+[[noreturn]] void unsupported(const JsonValue& type, const std::string& hint, const std::string& note = {}) {
+  type.fail("is '" + type.str() + "', which is not supported" + note, hint);
 }
 
-std::optional<NormalizerOptions> read_normalizer(const Reader& r, const json& v) {
-  if (v.is_null()) return std::nullopt;
-  const std::string type = type_of(r, v, "normalizer");
-  if (type != "BertNormalizer") {
-    r.fail("normalizer.type", "'" + type + "' is not supported (bertpt reads BERT tokenizers)",
-           "only BertNormalizer or null is supported");
+// A token id: an unsigned integer below 2^32 - 1.
+uint32_t token_id(const JsonValue& v) {
+  const uint64_t id = v.u64();
+  if (id > 0xFFFFFFFEull) v.fail("is " + std::to_string(id) + ", out of range");
+  return uint32_t(id);
+}
+
+std::optional<NormalizerOptions> read_normalizer(const JsonFields& root) {
+  const std::optional<JsonValue> v = root.optional("normalizer");
+  if (!v) return std::nullopt;
+  const JsonFields f = v->fields();
+  if (f.str("type") != "BertNormalizer") {
+    unsupported(f.value("type"), "only BertNormalizer or null is supported", " (bertpt reads BERT tokenizers)");
   }
   NormalizerOptions o;
-  o.clean_text = r.opt_bool(v, "clean_text", true, "normalizer");
-  o.handle_chinese_chars = r.opt_bool(v, "handle_chinese_chars", true, "normalizer");
-  o.lowercase = r.opt_bool(v, "lowercase", true, "normalizer");
-  auto it = v.find("strip_accents");
-  if (it != v.end() && !it->is_null()) o.strip_accents = r.boolean(*it, "normalizer.strip_accents");
+  o.clean_text = f.boolean_or("clean_text", true);
+  o.handle_chinese_chars = f.boolean_or("handle_chinese_chars", true);
+  o.lowercase = f.boolean_or("lowercase", true);
+  if (const std::optional<JsonValue> strip = f.optional("strip_accents")) o.strip_accents = strip->boolean();
   return o;
 }
 
-bool read_pre_tokenizer(const Reader& r, const json& v) {
-  if (v.is_null()) return false;
-  const std::string type = type_of(r, v, "pre_tokenizer");
-  if (type != "BertPreTokenizer") {
-    r.fail("pre_tokenizer.type", "'" + type + "' is not supported", "only BertPreTokenizer or null is supported");
-  }
+bool read_pre_tokenizer(const JsonFields& root) {
+  const std::optional<JsonValue> v = root.optional("pre_tokenizer");
+  if (!v) return false;
+  const JsonFields f = v->fields();
+  if (f.str("type") != "BertPreTokenizer") unsupported(f.value("type"), "only BertPreTokenizer or null is supported");
   return true;
 }
 
-[[noreturn]] void fail_piece(const Reader& r, const std::string& field) {
-  r.fail(field, "expected {\"Sequence\": {...}} or {\"SpecialToken\": {...}}");
-}
-
-PostProcessor::Piece read_piece(const Reader& r, const json& item, const std::string& field) {
-  if (!item.is_object() || item.size() != 1) fail_piece(r, field);
+// One piece of a template: {"Sequence": {"id": "A", "type_id": 0}} or {"SpecialToken": {...}}.
+PostProcessor::Piece read_piece(const JsonValue& item) {
+  const nlohmann::json& j = item.json();
+  if (!j.is_object() || j.size() != 1 || (!j.contains("Sequence") && !j.contains("SpecialToken"))) {
+    item.fail("is " + j.dump() + ", expected {\"Sequence\": {...}} or {\"SpecialToken\": {...}}");
+  }
   PostProcessor::Piece piece;
-  const std::string kind = item.begin().key();
-  const json& body = item.begin().value();
-  if (kind == "Sequence") {
-    const std::string id = r.str(r.member(body, "id", field + ".Sequence"), field + ".Sequence.id");
-    if (id != "A" && id != "B") r.fail(field + ".Sequence.id", "expected \"A\" or \"B\"");
+  const JsonFields f = item.fields();
+  if (j.contains("Sequence")) {
+    const JsonFields body = f.object("Sequence");
+    const std::string id = body.str("id");
+    if (id != "A" && id != "B") body.fail("id", "is \"" + id + "\", expected \"A\" or \"B\"");
     piece.is_sequence = true;
     piece.sequence = id == "A" ? 0 : 1;
-    piece.type_id = static_cast<uint32_t>(
-        r.uint(r.member(body, "type_id", field + ".Sequence"), field + ".Sequence.type_id"));
-  } else if (kind == "SpecialToken") {
-    piece.special = r.str(r.member(body, "id", field + ".SpecialToken"), field + ".SpecialToken.id");
-    piece.type_id = static_cast<uint32_t>(
-        r.uint(r.member(body, "type_id", field + ".SpecialToken"), field + ".SpecialToken.type_id"));
+    piece.type_id = body.u32("type_id");
   } else {
-    fail_piece(r, field);
+    const JsonFields body = f.object("SpecialToken");
+    piece.special = body.str("id");
+    piece.type_id = body.u32("type_id");
   }
   return piece;
 }
 
-std::optional<PostProcessor> read_post_processor(const Reader& r, const json& v) {
-  if (v.is_null()) return std::nullopt;
-  const std::string type = type_of(r, v, "post_processor");
-  PostProcessor pp;
-  pp.type = type;
+// BertProcessing: "cls": [token, id], "sep": [token, id].
+PostProcessor bert_processing(const JsonFields& f) {
   using Piece = PostProcessor::Piece;
-  if (type == "BertProcessing") {
-    std::string names[2];
-    for (int k = 0; k < 2; ++k) {
-      const char* key = k == 0 ? "cls" : "sep";
-      const json& pair = r.member(v, key, "post_processor");
-      const std::string field = std::string("post_processor.") + key;
-      if (!pair.is_array() || pair.size() != 2) r.fail(field, "expected [token, id]");
-      names[k] = r.str(pair[0], field + "[0]");
-      const auto id = static_cast<uint32_t>(r.uint(pair[1], field + "[1]"));
-      pp.special_tokens.push_back({names[k], {id}, {names[k]}});
-    }
-    pp.single = {Piece{false, 0, names[0], 0}, Piece{true, 0, "", 0}, Piece{false, 0, names[1], 0}};
-    pp.pair = {Piece{false, 0, names[0], 0}, Piece{true, 0, "", 0}, Piece{false, 0, names[1], 0}, Piece{true, 1, "", 1},
-               Piece{false, 0, names[1], 1}};
-    return pp;
+  PostProcessor pp;
+  pp.type = "BertProcessing";
+  std::string names[2];
+  for (int k = 0; k < 2; ++k) {
+    const JsonValue pair = f.value(k == 0 ? "cls" : "sep");
+    if (pair.array().size() != 2)
+      pair.fail("has " + std::to_string(pair.array().size()) + " elements, expected [token, id]");
+    names[k] = pair.element(0).str();
+    pp.special_tokens.push_back({names[k], {token_id(pair.element(1))}, {names[k]}});
   }
-  if (type != "TemplateProcessing") {
-    r.fail("post_processor.type", "'" + type + "' is not supported",
-           "only TemplateProcessing, BertProcessing or null is supported");
-  }
-  for (const char* key : {"single", "pair"}) {
-    const std::string field = std::string("post_processor.") + key;
-    const json& list = r.member(v, key, "post_processor");
-    if (!list.is_array()) r.fail(field, "expected an array");
-    auto& pieces = std::string(key) == "single" ? pp.single : pp.pair;
-    for (size_t i = 0; i < list.size(); ++i) {
-      pieces.push_back(read_piece(r, list[i], field + "[" + std::to_string(i) + "]"));
-    }
-  }
-  for (const Piece& p : pp.single) {
-    if (p.is_sequence && p.sequence != 0) r.fail("post_processor.single", "may only use $A");
-  }
-  const json& specials = r.member(v, "special_tokens", "post_processor");
-  if (!specials.is_object()) r.fail("post_processor.special_tokens", "expected an object");
-  for (const auto& [name, body] : specials.items()) {
-    const std::string field = "post_processor.special_tokens." + name;
-    PostProcessor::Special s;
-    s.name = r.str(r.member(body, "id", field), field + ".id");
-    const json& ids = r.member(body, "ids", field);
-    const json& tokens = r.member(body, "tokens", field);
-    if (!ids.is_array() || !tokens.is_array() || ids.size() != tokens.size()) {
-      r.fail(field, "expected arrays ids and tokens of the same length");
-    }
-    for (size_t i = 0; i < ids.size(); ++i) {
-      s.ids.push_back(static_cast<uint32_t>(r.uint(ids[i], field + ".ids")));
-      s.tokens.push_back(r.str(tokens[i], field + ".tokens"));
-    }
-    pp.special_tokens.push_back(std::move(s));
-  }
+  pp.single = {Piece{false, 0, names[0], 0}, Piece{true, 0, "", 0}, Piece{false, 0, names[1], 0}};
+  pp.pair = {Piece{false, 0, names[0], 0}, Piece{true, 0, "", 0}, Piece{false, 0, names[1], 0}, Piece{true, 1, "", 1},
+             Piece{false, 0, names[1], 1}};
   return pp;
 }
 
-std::optional<WordPieceDecoderOptions> read_decoder(const Reader& r, const json& v) {
-  if (v.is_null()) return std::nullopt;
-  const std::string type = type_of(r, v, "decoder");
-  if (type != "WordPiece") {
-    r.fail("decoder.type", "'" + type + "' is not supported", "only the WordPiece decoder or null is supported");
+// post_processor.special_tokens: {"[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]}, ...}.
+std::vector<PostProcessor::Special> read_special_tokens(const JsonFields& f) {
+  std::vector<PostProcessor::Special> out;
+  for (const auto& [name, body] : f.object("special_tokens").entries()) {
+    const JsonFields b = body.fields();
+    PostProcessor::Special s;
+    s.name = b.str("id");
+    const JsonValue ids = b.value("ids"), tokens = b.value("tokens");
+    if (ids.array().size() != tokens.array().size()) {
+      tokens.fail("has " + std::to_string(tokens.array().size()) + " elements, " + ids.name() + " " +
+                  std::to_string(ids.array().size()) + "; expected arrays of the same length");
+    }
+    for (size_t i = 0; i < ids.array().size(); ++i) {
+      s.ids.push_back(token_id(ids.element(i)));
+      s.tokens.push_back(tokens.element(i).str());
+    }
+    out.push_back(std::move(s));
   }
+  return out;
+}
+
+std::optional<PostProcessor> read_post_processor(const JsonFields& root) {
+  const std::optional<JsonValue> v = root.optional("post_processor");
+  if (!v) return std::nullopt;
+  const JsonFields f = v->fields();
+  const std::string type = f.str("type");
+  if (type == "BertProcessing") return bert_processing(f);
+  if (type != "TemplateProcessing") {
+    unsupported(f.value("type"), "only TemplateProcessing, BertProcessing or null is supported");
+  }
+  PostProcessor pp;
+  pp.type = type;
+  for (const char* key : {"single", "pair"}) {
+    const JsonValue list = f.value(key);
+    auto& pieces = std::string(key) == "single" ? pp.single : pp.pair;
+    for (size_t i = 0; i < list.array().size(); ++i) pieces.push_back(read_piece(list.element(i)));
+  }
+  for (const PostProcessor::Piece& p : pp.single) {
+    if (p.is_sequence && p.sequence != 0) f.fail("single", "uses $B, but a single sequence may only use $A");
+  }
+  pp.special_tokens = read_special_tokens(f);
+  return pp;
+}
+
+std::optional<WordPieceDecoderOptions> read_decoder(const JsonFields& root) {
+  const std::optional<JsonValue> v = root.optional("decoder");
+  if (!v) return std::nullopt;
+  const JsonFields f = v->fields();
+  if (f.str("type") != "WordPiece") unsupported(f.value("type"), "only the WordPiece decoder or null is supported");
   WordPieceDecoderOptions d;
-  auto it = v.find("prefix");
-  if (it != v.end()) d.prefix = r.str(*it, "decoder.prefix");
-  d.cleanup = r.opt_bool(v, "cleanup", true, "decoder");
+  d.prefix = f.str_or("prefix", d.prefix);
+  d.cleanup = f.boolean_or("cleanup", true);
   return d;
 }
 
-WordPiece read_model(const Reader& r, const json& v) {
-  const std::string type = type_of(r, v, "model");
-  if (type != "WordPiece") {
-    r.fail("model.type", "'" + type + "' is not supported", "bertpt reads WordPiece models only");
-  }
+WordPiece read_model(const JsonFields& root) {
+  const JsonFields f = root.object("model");
+  if (f.str("type") != "WordPiece") unsupported(f.value("type"), "bertpt reads WordPiece models only");
   WordPieceOptions o;
-  if (auto it = v.find("unk_token"); it != v.end()) o.unk_token = r.str(*it, "model.unk_token");
-  if (auto it = v.find("continuing_subword_prefix"); it != v.end()) {
-    o.continuing_subword_prefix = r.str(*it, "model.continuing_subword_prefix");
-  }
-  if (auto it = v.find("max_input_chars_per_word"); it != v.end()) {
-    o.max_input_chars_per_word = r.uint(*it, "model.max_input_chars_per_word");
-  }
-  const json& vocab = r.member(v, "vocab", "model");
-  if (!vocab.is_object()) r.fail("model.vocab", "expected an object of token: id");
+  o.unk_token = f.str_or("unk_token", o.unk_token);
+  o.continuing_subword_prefix = f.str_or("continuing_subword_prefix", o.continuing_subword_prefix);
+  if (const std::optional<JsonValue> v = f.optional("max_input_chars_per_word")) o.max_input_chars_per_word = v->u32();
+  const std::vector<std::pair<std::string, JsonValue>> vocab = f.object("vocab").entries();
   std::vector<std::pair<std::string, uint32_t>> entries;
   entries.reserve(vocab.size());
-  for (const auto& [token, id] : vocab.items()) {
-    entries.emplace_back(token, static_cast<uint32_t>(r.uint(id, "model.vocab[\"" + token + "\"]")));
-  }
-  return WordPiece::from_map(std::move(entries), o, r.source() + ": model.vocab");
+  for (const auto& [token, id] : vocab) entries.emplace_back(token, token_id(id));
+  return WordPiece::from_map(std::move(entries), o, f.file() + ": model.vocab");
 }
 
-std::vector<AddedToken> read_added_tokens(const Reader& r, const json& v) {
-  std::vector<AddedToken> out;
-  if (v.is_null()) return out;
-  if (!v.is_array()) r.fail("added_tokens", "expected an array");
-  for (size_t i = 0; i < v.size(); ++i) {
-    const std::string field = "added_tokens[" + std::to_string(i) + "]";
-    AddedToken t;
-    t.id = static_cast<uint32_t>(r.uint(r.member(v[i], "id", field), field + ".id"));
-    t.content = r.str(r.member(v[i], "content", field), field + ".content");
-    t.single_word = r.opt_bool(v[i], "single_word", false, field);
-    t.lstrip = r.opt_bool(v[i], "lstrip", false, field);
-    t.rstrip = r.opt_bool(v[i], "rstrip", false, field);
-    t.normalized = r.opt_bool(v[i], "normalized", false, field);
-    t.special = r.opt_bool(v[i], "special", false, field);
-    if (t.single_word || t.lstrip || t.rstrip) {
-      r.fail(field, "'" + t.content + "' uses single_word/lstrip/rstrip, which bertpt does not support",
-             "BERT tokenizers set them all to false");
-    }
-    out.push_back(std::move(t));
+AddedToken read_added_token(const JsonValue& item) {
+  const JsonFields f = item.fields();
+  AddedToken t;
+  t.id = token_id(f.value("id"));
+  t.content = f.str("content");
+  t.single_word = f.boolean_or("single_word", false);
+  t.lstrip = f.boolean_or("lstrip", false);
+  t.rstrip = f.boolean_or("rstrip", false);
+  t.normalized = f.boolean_or("normalized", false);
+  t.special = f.boolean_or("special", false);
+  if (t.single_word || t.lstrip || t.rstrip) {
+    item.fail("('" + t.content + "') uses single_word/lstrip/rstrip, which bertpt does not support",
+              "BERT tokenizers set them all to false");
   }
+  return t;
+}
+
+std::vector<AddedToken> read_added_tokens(const JsonFields& root) {
+  std::vector<AddedToken> out;
+  const std::optional<JsonValue> v = root.optional("added_tokens");
+  if (!v) return out;
+  for (size_t i = 0; i < v->array().size(); ++i) out.push_back(read_added_token(v->element(i)));
   return out;
 }
 
 // ---- special-token roles from the files transformers writes ------------------------------------
 
-std::optional<std::string> role_string(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_object()) {
-    auto it = v.find("content");
-    if (it != v.end() && it->is_string()) return it->get<std::string>();
+// A role's token: "[PAD]", or {"content": "[PAD]", ...} (an AddedToken, as transformers 4.x writes).
+std::string role_string(const JsonValue& v) {
+  if (v.json().is_string()) return v.str();
+  if (!v.json().is_object() || !v.json().contains("content") || !v.json()["content"].is_string()) {
+    v.fail("is " + json_type_in_words(v.json()) + ", expected a string or an object with a string \"content\"");
   }
-  return std::nullopt;
+  return v.fields().str("content");
 }
 
 // Reads role names from special_tokens_map.json (or tokenizer_config.json) in `dir`, if present.
@@ -248,34 +208,23 @@ void read_roles(const std::string& dir, BertSpecialTokens& roles) {
   for (const char* name : {"tokenizer_config.json", "special_tokens_map.json"}) {
     const std::string path = dir + "/" + name;
     if (!fs::exists(path)) continue;
-    json j = json::parse(read_file(path), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) throw BadInput(path + ": not a JSON object");
+    const json j = read_json_file(path);
+    const JsonFields f(j, path);
     const std::pair<const char*, std::string*> keys[] = {{"pad_token", &roles.pad},
                                                          {"unk_token", &roles.unk},
                                                          {"cls_token", &roles.cls},
                                                          {"sep_token", &roles.sep},
                                                          {"mask_token", &roles.mask}};
     for (const auto& [key, dest] : keys) {
-      auto it = j.find(key);
-      if (it == j.end() || it->is_null()) continue;
-      const std::optional<std::string> s = role_string(*it);
-      if (!s) {
-        throw BadInput(path + ": field \"" + key + "\" is " + json_type_in_words(*it) +
-                       ", expected a string or an object with a string \"content\"");
-      }
-      *dest = *s;
+      if (const std::optional<JsonValue> v = f.optional(key)) *dest = role_string(*v);
     }
   }
 }
 
 // A true/false setting of tokenizer_config.json; absent or null: unset.
-std::optional<bool> config_bool(const json& config, const char* key, const std::string& path) {
-  auto it = config.find(key);
-  if (it == config.end() || it->is_null()) return std::nullopt;
-  if (!it->is_boolean()) {
-    throw BadInput(path + ": field \"" + key + "\" is " + json_type_in_words(*it) + ", expected true or false");
-  }
-  return it->get<bool>();
+std::optional<bool> config_bool(const JsonFields& config, const char* key) {
+  const std::optional<JsonValue> v = config.optional(key);
+  return v ? std::optional<bool>(v->boolean()) : std::nullopt;
 }
 
 bool is_ws_tail(std::string_view s, size_t& cut) {
@@ -427,20 +376,14 @@ Tokenizer parse_tokenizer_json(std::string_view json_text, const std::string& so
   } catch (const json::exception& e) {  // a syntax error, or a number too large for its type (out_of_range)
     throw BadInput(source + ": not valid JSON (" + e.what() + ")");
   }
-  const Reader r(source);
-  if (!j.is_object()) r.fail("(top level)", "expected a JSON object");
+  const JsonFields root(j, source);
   Tokenizer::Parts parts;
-  auto get = [&](const char* key) -> const json& {
-    static const json null_value;
-    auto it = j.find(key);
-    return it == j.end() ? null_value : *it;
-  };
-  parts.model = read_model(r, r.member(j, "model", "(top level)"));
-  parts.normalizer = read_normalizer(r, get("normalizer"));
-  parts.bert_pre_tokenizer = read_pre_tokenizer(r, get("pre_tokenizer"));
-  parts.post_processor = read_post_processor(r, get("post_processor"));
-  parts.decoder = read_decoder(r, get("decoder"));
-  parts.added_tokens = read_added_tokens(r, get("added_tokens"));
+  parts.model = read_model(root);
+  parts.normalizer = read_normalizer(root);
+  parts.bert_pre_tokenizer = read_pre_tokenizer(root);
+  parts.post_processor = read_post_processor(root);
+  parts.decoder = read_decoder(root);
+  parts.added_tokens = read_added_tokens(root);
   parts.roles.unk = parts.model.options().unk_token;
   try {
     return Tokenizer(std::move(parts));
@@ -459,14 +402,9 @@ bool clean_up_tokenization_spaces(const std::string& dir) {
   const fs::path file = fs::path(dir) / "tokenizer_config.json";
   std::error_code ec;
   if (!fs::exists(file, ec)) return true;
-  const nlohmann::json j = nlohmann::json::parse(read_file(file.string()), nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) throw BadInput(file.string() + ": not a JSON object", "restore it from the model's source");
-  const auto it = j.find("clean_up_tokenization_spaces");
-  if (it == j.end() || it->is_null()) return true;
-  if (!it->is_boolean()) {
-    throw BadInput(file.string() + ": field 'clean_up_tokenization_spaces' must be true or false");
-  }
-  return it->get<bool>();
+  const nlohmann::json j = read_json_file(file.string(), "restore it from the model's source");
+  return JsonFields(j, file.string(), "", "restore it from the model's source")
+      .boolean_or("clean_up_tokenization_spaces", true);
 }
 
 Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_options) {
@@ -514,11 +452,11 @@ Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_o
   NormalizerOptions norm;
   const std::string config_path = dir_or_dot + "/tokenizer_config.json";
   if (fs::exists(config_path)) {
-    json c = json::parse(read_file(config_path), nullptr, false);
-    if (c.is_discarded() || !c.is_object()) throw BadInput(config_path + ": not a JSON object");
-    if (auto v = config_bool(c, "do_lower_case", config_path)) norm.lowercase = *v;
-    if (auto v = config_bool(c, "strip_accents", config_path)) norm.strip_accents = *v;
-    if (auto v = config_bool(c, "tokenize_chinese_chars", config_path)) norm.handle_chinese_chars = *v;
+    const json j = read_json_file(config_path);
+    const JsonFields c(j, config_path);
+    if (auto v = config_bool(c, "do_lower_case")) norm.lowercase = *v;
+    if (auto v = config_bool(c, "strip_accents")) norm.strip_accents = *v;
+    if (auto v = config_bool(c, "tokenize_chinese_chars")) norm.handle_chinese_chars = *v;
     read_roles(dir_or_dot, roles);
   } else if (fs::exists(dir_or_dot + "/special_tokens_map.json")) {
     read_roles(dir_or_dot, roles);

@@ -89,10 +89,13 @@ TEST(LabelMap, BadConfigs) {
   auto err = [](const std::string& json) {
     return error_of([&] { LabelMap::from_config(nlohmann::json::parse(json), "m/config.json"); });
   };
-  EXPECT_EQ(err(R"({"hidden_size": 8})"), "m/config.json: no \"id2label\" object");
-  EXPECT_EQ(err(R"({"id2label": {"0": "a", "2": "b"}})"), "m/config.json: id2label key \"2\" is not an id 0..1");
-  EXPECT_EQ(err(R"({"id2label": {"0": "a", "01": "b"}})"), "m/config.json: id2label key \"01\" is not an id 0..1");
-  EXPECT_EQ(err(R"({"id2label": {"0": "a", "1": 7}})"), "m/config.json: id2label[\"1\"] is 7, not a string");
+  EXPECT_EQ(err(R"({"hidden_size": 8})"), "m/config.json: field \"id2label\" is missing");
+  EXPECT_EQ(err(R"({"id2label": {"0": "a", "2": "b"}})"),
+            "m/config.json: field \"id2label.2\" is keyed \"2\", which is not an id 0..1");
+  EXPECT_EQ(err(R"({"id2label": {"0": "a", "01": "b"}})"),
+            "m/config.json: field \"id2label.01\" is keyed \"01\", which is not an id 0..1");
+  EXPECT_EQ(err(R"({"id2label": {"0": "a", "1": 7}})"),
+            "m/config.json: field \"id2label.1\" is an integer, expected a string");
   EXPECT_EQ(err(R"({"id2label": {"0": "a", "1": "a"}})"), "m/config.json: the label 'a' has two ids");
   EXPECT_EQ(err(R"({"id2label": {}})"), "m/config.json: no labels");
   EXPECT_EQ(error_of([] { LabelMap::from_labels({"x", ""}, "labels"); }), "labels: the label of id 1 is empty");

@@ -47,7 +47,7 @@ cp -r "$T/tok" "$T/tok2"
 rm "$T/tok2/vocab.txt"
 edit "$T/tok2/tokenizer.json" 'j["model"]["vocab"]["the"] = "7"'
 run "$BERTPT" tokenizer encode -t "$T/tok2" -i "$T/corpus.txt"
-expect_error 1 "$T/tok2/tokenizer.json: model.vocab[\"the\"]: expected a non-negative integer"
+expect_error 1 "$T/tok2/tokenizer.json: field \"model.vocab.the\" is a string, expected an unsigned integer"
 cp "$T/tok/tokenizer.json" "$T/tok2/tokenizer.json"
 edit "$T/tok2/special_tokens_map.json" 'j["mask_token"] = 4'
 run "$BERTPT" tokenizer encode -t "$T/tok2" -i "$T/corpus.txt"

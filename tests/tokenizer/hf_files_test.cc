@@ -155,11 +155,11 @@ TEST(HfFiles, BadTokenizerJson) {
   EXPECT_NE(error_of([&] { load_tokenizer(dir.path()); }).find("tokenizer.json: not valid JSON"), std::string::npos);
   EXPECT_NE(with_change([](auto& j) {
               j["model"]["type"] = "BPE";
-            }).find("tokenizer.json: model.type: 'BPE' is not supported"),
+            }).find("tokenizer.json: field \"model.type\" is 'BPE', which is not supported"),
             std::string::npos);
   EXPECT_NE(with_change([](auto& j) {
               j["normalizer"] = {{"type", "NFKC"}};
-            }).find("normalizer.type: 'NFKC' is not supported"),
+            }).find("field \"normalizer.type\" is 'NFKC', which is not supported"),
             std::string::npos);
   EXPECT_NE(with_change([](auto& j) {
               j["pre_tokenizer"] = {{"type", "ByteLevel"}};
@@ -169,10 +169,11 @@ TEST(HfFiles, BadTokenizerJson) {
               j["decoder"] = {{"type", "BPEDecoder"}};
             }).find("decoder.type"),
             std::string::npos);
-  EXPECT_NE(with_change([](auto& j) { j["model"].erase("vocab"); }).find("model.vocab: missing"), std::string::npos);
+  EXPECT_NE(with_change([](auto& j) { j["model"].erase("vocab"); }).find("field \"model.vocab\" is missing"),
+            std::string::npos);
   EXPECT_NE(with_change([](auto& j) {
               j["model"]["vocab"]["hello"] = "x";
-            }).find("model.vocab[\"hello\"]: expected a non-negative integer"),
+            }).find("field \"model.vocab.hello\" is a string, expected an unsigned integer"),
             std::string::npos);
   EXPECT_NE(with_change([](auto& j) { j["model"]["vocab"]["hello"] = 6; }).find("id 6 is used twice"),
             std::string::npos);
@@ -181,7 +182,7 @@ TEST(HfFiles, BadTokenizerJson) {
             std::string::npos);
   EXPECT_NE(with_change([](auto& j) {
               j["added_tokens"][0]["lstrip"] = true;
-            }).find("added_tokens[0]: '[PAD]' uses single_word/lstrip/rstrip"),
+            }).find("field \"added_tokens[0]\" ('[PAD]') uses single_word/lstrip/rstrip"),
             std::string::npos);
   EXPECT_NE(with_change([](auto& j) {
               j["post_processor"]["single"][0] = {{"Foo", 1}};

@@ -139,7 +139,7 @@ TEST(TokenizerDir, WrongTypesInTheCompanionFilesNameTheFileAndTheField) {
   fs::remove(a.file("tokenizer.json"));
   write_file(a.file("tokenizer_config.json"), R"({"do_lower_case": "yes"})");
   EXPECT_EQ(error_of([&] { load_tokenizer(a.path()); }),
-            a.file("tokenizer_config.json") + ": field \"do_lower_case\" is a string, expected true or false");
+            a.file("tokenizer_config.json") + ": field \"do_lower_case\" is a string, expected a boolean");
 }
 
 TEST(TokenizerDir, WrongTypesInTokenizerJsonNameTheFileAndTheField) {
