@@ -1,11 +1,14 @@
 #include "plot/run_curves.h"
 
 #include <filesystem>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/json_fields.h"
 
 namespace bertpt::plot {
 
@@ -13,10 +16,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Appends j[key] at `step` when it is a number.
-void add(Points& points, const nlohmann::json& j, const char* key, double step) {
-  auto it = j.find(key);
-  if (it != j.end() && it->is_number()) points.emplace_back(step, it->get<double>());
+// Which record field feeds which curve.
+using FieldMap = std::initializer_list<std::pair<Points RunCurves::*, const char*>>;
+constexpr FieldMap kBertptFields = {{&RunCurves::loss, "loss"},
+                                    {&RunCurves::eval_loss, "eval_loss"},
+                                    {&RunCurves::accuracy, "mlm_accuracy"},
+                                    {&RunCurves::eval_accuracy, "eval_accuracy"},
+                                    {&RunCurves::tokens_per_sec, "tokens_per_sec"},
+                                    {&RunCurves::learning_rate, "learning_rate"}};
+constexpr FieldMap kTrainerStateFields = {{&RunCurves::loss, "loss"},
+                                          {&RunCurves::eval_loss, "eval_loss"},
+                                          {&RunCurves::eval_accuracy, "eval_accuracy"},
+                                          {&RunCurves::learning_rate, "learning_rate"}};
+
+// Adds the numbers of one log record at its step. Records without a numeric step are skipped: a
+// metrics.jsonl line cut short by a crash, or a log entry of another kind.
+void add_record(RunCurves& c, const nlohmann::json& r, FieldMap fields) {
+  if (!r.is_object() || !r.contains("step") || !r["step"].is_number()) return;
+  ++c.records;
+  const double step = r["step"].get<double>();
+  for (const auto& [series, key] : fields) {
+    auto it = r.find(key);
+    if (it != r.end() && it->is_number()) (c.*series).emplace_back(step, it->get<double>());
+  }
 }
 
 }  // namespace
@@ -28,16 +50,7 @@ RunCurves parse_bertpt_metrics(const std::string& text) {
   std::string line;
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object() || !j.contains("step") || !j["step"].is_number()) continue;  // cut short by a crash
-    ++c.records;
-    const double step = j["step"].get<double>();
-    add(c.loss, j, "loss", step);
-    add(c.eval_loss, j, "eval_loss", step);
-    add(c.accuracy, j, "mlm_accuracy", step);
-    add(c.eval_accuracy, j, "eval_accuracy", step);
-    add(c.tokens_per_sec, j, "tokens_per_sec", step);
-    add(c.learning_rate, j, "learning_rate", step);
+    add_record(c, nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false), kBertptFields);
   }
   return c;
 }
@@ -45,22 +58,12 @@ RunCurves parse_bertpt_metrics(const std::string& text) {
 // transformers' TrainerState: {"log_history": [{"loss", "learning_rate", "grad_norm", "step", ...},
 // {"eval_loss", "eval_accuracy", "step", ...}, ...]}.
 RunCurves parse_trainer_state(const std::string& text, const std::string& source) {
+  const char* hint = "a Hugging Face Trainer's trainer_state.json has a \"log_history\" list";
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw BadInput(source + ": not valid JSON", "a Hugging Face Trainer's trainer_state.json");
-  if (!j.is_object() || !j.contains("log_history") || !j["log_history"].is_array()) {
-    throw BadInput(source + ": no \"log_history\" list", "a Hugging Face Trainer's trainer_state.json has one");
-  }
+  if (j.is_discarded()) throw BadInput(source + ": not valid JSON", hint);
   RunCurves c;
   c.source = "transformers";
-  for (const auto& r : j["log_history"]) {
-    if (!r.is_object() || !r.contains("step") || !r["step"].is_number()) continue;
-    ++c.records;
-    const double step = r["step"].get<double>();
-    add(c.loss, r, "loss", step);
-    add(c.eval_loss, r, "eval_loss", step);
-    add(c.eval_accuracy, r, "eval_accuracy", step);
-    add(c.learning_rate, r, "learning_rate", step);
-  }
+  for (const auto& r : JsonFields(j, source, "", hint).array("log_history")) add_record(c, r, kTrainerStateFields);
   return c;
 }
 

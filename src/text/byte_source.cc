@@ -41,12 +41,6 @@ namespace {
 
 constexpr size_t kInputChunk = 1 << 18;
 
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISBLK(mode)) return "a block device";
-  return "a socket or other special file";
-}
-
 // Regular files, and the streams a shell hands over: pipes (FIFOs, `<(…)`) and character devices
 // (/dev/stdin on a terminal).
 bool readable_kind(mode_t mode) { return S_ISREG(mode) || S_ISFIFO(mode) || S_ISCHR(mode); }
@@ -96,7 +90,7 @@ class RawFile {
 
  private:
   [[noreturn]] void refuse(mode_t mode) const {
-    throw BadInput(path_ + " is " + kind_of(mode) + ", not a file or a stream",
+    throw BadInput(path_ + " is " + file_kind_in_words(mode) + ", not a file or a stream",
                    "give a regular file, a pipe, or - for standard input");
   }
 
@@ -323,6 +317,16 @@ class Bzip2Source final : public DecoderBase {
 static bool is_regular_file(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char* file_kind_in_words(unsigned mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
 }
 
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, size_t threads) {

@@ -39,4 +39,7 @@ class ByteSource {
 // (text/multistream_bzip2.h).
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, size_t threads = 1);
 
+// "a directory", "a FIFO (named pipe)", ... for a stat() st_mode, in error messages.
+const char* file_kind_in_words(unsigned mode);
+
 }  // namespace bertpt::text

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/warning.h"
+#include "text/byte_source.h"
 
 namespace bertpt::text {
 
@@ -28,18 +29,10 @@ struct FileId {
   bool operator==(const FileId& o) const { return dev == o.dev && ino == o.ino; }
 };
 
-const char* kind_of(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
 // Globs and directories give regular files only: a pipe among them would be read by surprise.
 void refuse_unless_regular(const std::string& path, const struct stat& st) {
   if (S_ISREG(st.st_mode)) return;
-  throw BadInput(std::string("input ") + path + " is " + kind_of(st.st_mode) + ", not a regular file",
+  throw BadInput(std::string("input ") + path + " is " + file_kind_in_words(st.st_mode) + ", not a regular file",
                  "name a stream by itself (-i PATH or -i -), not through a glob");
 }
 
