@@ -35,7 +35,10 @@ Run it either on outputs you already made:
 or let it run bertpt for you (it writes those files to a temporary directory):
 
   python3 bench/verify-hf-python.py --bertpt build/bertpt --mlm RUN/checkpoint-100 \
-      [--clf CLF/best --predict-input examples.jsonl]
+      [--clf CLF/best --predict-input examples.jsonl] [--reg REG/best --reg-input pairs.jsonl]
+
+(--reg: a regression model, `bertpt finetune --problem-type regression`: problem_type and one output
+checked, and transformers' output equal to `bertpt predict`'s score within --tol, relative above 1.)
 
 Exit status 0 when every check passes, 1 otherwise; each check prints one PASS/FAIL line.
 """
@@ -334,6 +337,8 @@ def check_classifier(path, pred_in, pred_out, text_field, pair_field, tol, ck):
              "classifier id2label/label2id as bertpt wrote them", f"{model.config.id2label} / {model.config.label2id}")
     ck.check(model.config.num_labels == model.classifier.out_features == len(want_id2label),
              "num_labels == classifier rows == len(id2label)")
+    regression = raw.get("problem_type") == "regression"
+    ck.check(model.config.problem_type == raw.get("problem_type"), f"problem_type {model.config.problem_type}")
     if not pred_in or not pred_out:
         return 0.0
     tok = BertTokenizer.from_pretrained(path)
@@ -345,7 +350,14 @@ def check_classifier(path, pred_in, pred_out, text_field, pair_field, tol, ck):
     for i, ((a, b), p) in enumerate(zip(rows, preds)):
         enc = tok(a, b, truncation=True, max_length=cfg.max_position_embeddings, return_tensors="pt")
         with torch.no_grad():
-            probs = torch.softmax(model(**enc).logits[0].double(), dim=-1)
+            logits = model(**enc).logits[0].double()
+        if regression:  # one output, compared as a number (relative to its size above 1)
+            d = abs(float(logits[0]) - p["score"]) / max(1.0, abs(float(logits[0])))
+            max_diff = max(max_diff, d)
+            if d > tol or p["label"] != model.config.id2label[0]:
+                bad.append(f"example {i}: HF {float(logits[0]):.6f} bertpt {p['score']:.6f} ({p['label']})")
+            continue
+        probs = torch.softmax(logits, dim=-1)
         label = model.config.id2label[int(probs.argmax())]
         for j, name in model.config.id2label.items():
             d = abs(float(probs[j]) - p["probabilities"][name])
@@ -354,7 +366,8 @@ def check_classifier(path, pred_in, pred_out, text_field, pair_field, tol, ck):
                 bad.append(f"example {i}: p({name}) HF {float(probs[j]):.6f} bertpt {p['probabilities'][name]:.6f}")
         if label != p["label"] and abs(float(probs.max()) - p["score"]) > tol:
             bad.append(f"example {i}: label HF {label} bertpt {p['label']}")
-    ck.check(not bad, f"classifier labels and probabilities ({len(preds)} examples), max |dp| = {max_diff:.2e}",
+    what = "regression outputs" if regression else "classifier labels and probabilities"
+    ck.check(not bad, f"{what} ({len(preds)} examples), max difference = {max_diff:.2e}",
              "; ".join(bad[:4]))
     return max_diff
 
@@ -368,6 +381,8 @@ def main():
     ap.add_argument("--clf", help="fine-tuned classifier dir (finetune's OUT/best)")
     ap.add_argument("--predict-input", help="JSONL examples given to `bertpt predict --input`")
     ap.add_argument("--predict-output", help="bertpt predict's JSONL output")
+    ap.add_argument("--reg", help="fine-tuned regression model dir (finetune --problem-type regression: OUT/best)")
+    ap.add_argument("--reg-input", help="JSONL pairs (text, text_pair) given to `bertpt predict` with --reg")
     ap.add_argument("--text-field", default="text")
     ap.add_argument("--text-pair-field", default=None)
     ap.add_argument("--bertpt", help="bertpt binary: make whichever outputs were not given, and check HF -> bertpt")
@@ -408,6 +423,12 @@ def main():
             run_bertpt(args.bertpt, ["predict", "--model", args.clf, "--input", args.predict_input,
                                      "--output", args.predict_output, "--text-field", args.text_field, "-q"]
                        + (["--text-pair-field", args.text_pair_field] if args.text_pair_field else []) + thr)
+
+        if args.reg:
+            args.reg_output = os.path.join(tmp.name, "pred-reg.jsonl")
+            run_bertpt(args.bertpt, ["predict", "--model", args.reg, "--input", args.reg_input, "--output",
+                                     args.reg_output, "--text-field", "text", "--text-pair-field", "text_pair", "-q"]
+                       + thr)
 
     # --- MLM checkpoint
     raw, cfg = check_config(args.mlm, ck)
@@ -459,6 +480,9 @@ def main():
     if args.clf:
         check_classifier(args.clf, args.predict_input, args.predict_output, args.text_field,
                          args.text_pair_field, args.tol, ck)
+
+    if args.reg and args.bertpt:
+        check_classifier(args.reg, args.reg_input, args.reg_output, "text", "text_pair", args.tol, ck)
 
     print(f"{ck.passed} passed, {ck.failed} failed")
     return 1 if ck.failed else 0

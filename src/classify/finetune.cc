@@ -16,6 +16,8 @@
 #include "classify/encode.h"
 #include "classify/label_map.h"
 #include "classify/metrics.h"
+#include "classify/problem_type.h"
+#include "classify/regression_metrics.h"
 #include "common/atomic_file.h"
 #include "common/dir_lock.h"
 #include "common/error.h"
@@ -50,17 +52,19 @@ namespace {
 struct Split {
   std::string path;
   std::vector<classify::Example> examples;
-  std::vector<int64_t> labels;
+  std::vector<int64_t> labels;  // class ids (classification)
+  std::vector<double> targets;  // numbers (regression)
   std::vector<classify::EncodedExample> encoded;
   int64_t truncated = 0;
 };
 
 Split load_split(const std::string& path, const classify::LabeledDataOptions& data, const classify::LabelMap* labels,
-                 const tokenizer::Tokenizer& tok, int64_t max_len) {
+                 ProblemType type, const tokenizer::Tokenizer& tok, int64_t max_len) {
   Split s;
   s.path = path;
   s.examples = classify::read_labeled_data(path, data, /*require_label=*/true);
-  if (labels) s.labels = labels->ids_of(s.examples, path);
+  if (type == ProblemType::Regression) s.targets = regression_targets(s.examples, path);
+  else if (labels) s.labels = labels->ids_of(s.examples, path);
   s.encoded = classify::encode_examples(tok, s.examples, !data.text_pair_field.empty(), size_t(max_len), &s.truncated);
   return s;
 }
@@ -78,9 +82,51 @@ std::vector<size_t> epoch_order(size_t n, uint64_t seed, int64_t epoch) {
 }
 
 struct SplitEval {
-  classify::ClassificationMetrics metrics;
-  double majority_accuracy = 0;  // predicting the most frequent training label for everything
+  bool regression = false;
+  classify::ClassificationMetrics metrics;  // classification
+  double majority_accuracy = 0;             // predicting the most frequent training label for everything
+  RegressionMetrics values;                 // regression
+
+  double score(const std::string& metric) const { return regression ? values.get(metric) : metrics.get(metric); }
+  nlohmann::json to_json() const;
+  // The headline metrics as PREFIX_NAME keys of `record` (valid_accuracy, test_pearson, ...).
+  void add_flat(nlohmann::json& record, const std::string& prefix) const;
 };
+
+nlohmann::json SplitEval::to_json() const {
+  if (regression) return values.to_json();
+  nlohmann::json j = metrics.to_json();
+  j["majority_accuracy"] = majority_accuracy;
+  return j;
+}
+
+void SplitEval::add_flat(nlohmann::json& record, const std::string& prefix) const {
+  const nlohmann::json j = to_json();
+  const std::vector<const char*> keys = regression ? std::vector<const char*>{"pearson", "spearman", "mse"}
+                                                   : std::vector<const char*>{"accuracy", "macro_f1", "mcc",
+                                                                              "binary_f1", "majority_accuracy"};
+  for (const char* key : keys) {
+    if (j.contains(key)) record[prefix + "_" + key] = j[key];
+  }
+}
+
+// Sharded regression evaluation: rank r predicts examples r, r + world, ...; the predictions are
+// summed into one vector (zeros elsewhere), so every rank scores all of them.
+SplitEval evaluate_regression(model::SequenceClassifier& model, const Split& split, const ClassifyOptions& co,
+                              engine::Collectives& coll) {
+  std::vector<size_t> mine;
+  for (size_t i = size_t(coll.rank()); i < split.encoded.size(); i += size_t(coll.world_size())) mine.push_back(i);
+  std::vector<double> predicted(split.encoded.size(), 0.0);
+  if (!mine.empty()) {
+    const at::Tensor out = classify(model, split.encoded, mine, co).to(at::kDouble).contiguous();
+    for (size_t i = 0; i < mine.size(); ++i) predicted[mine[i]] = out.data_ptr<double>()[i];
+  }
+  coll.sum(predicted);
+  SplitEval e;
+  e.regression = true;
+  e.values = regression_metrics(split.targets, predicted);
+  return e;
+}
 
 // Sharded evaluation: rank r classifies examples r, r + world, ...; the confusion matrices are summed.
 SplitEval evaluate_split(model::SequenceClassifier& model, const Split& split, const classify::LabelMap& labels,
@@ -105,12 +151,6 @@ SplitEval evaluate_split(model::SequenceClassifier& model, const Split& split, c
   e.metrics = cm.metrics(labels.labels());
   e.majority_accuracy = split.labels.empty() ? 0.0 : double(hits) / double(split.labels.size());
   return e;
-}
-
-nlohmann::json eval_json(const SplitEval& e) {
-  nlohmann::json j = e.metrics.to_json();
-  j["majority_accuracy"] = e.majority_accuracy;
-  return j;
 }
 
 // The dropout stream of micro-step `micro` of step `step` on `rank` (micro-step 0: the stream of
@@ -144,9 +184,10 @@ std::string resolve_tokenizer_dir(const FinetuneOptions& o) {
 
 // The labelled splits, encoded, with the label map of the training split.
 struct LabelledData {
+  ProblemType type = ProblemType::SingleLabel;
   Split train;
   std::optional<Split> valid, test;
-  LabelMap labels;
+  LabelMap labels;                 // regression: the one output, LABEL_0 (transformers' name for it)
   std::vector<int64_t> per_class;  // training examples per label
   int64_t majority = 0;            // the most frequent training label
   int64_t truncated() const { return train.truncated + (valid ? valid->truncated : 0) + (test ? test->truncated : 0); }
@@ -154,11 +195,17 @@ struct LabelledData {
 
 LabelledData load_data(const FinetuneOptions& o, const tokenizer::Tokenizer& tok) {
   LabelledData d;
-  d.train = load_split(o.train, o.data, nullptr, tok, o.max_seq_len);
-  d.labels = LabelMap::from_examples(d.train.examples, o.train);
-  d.train.labels = d.labels.ids_of(d.train.examples, o.train);
-  if (!o.valid.empty()) d.valid = load_split(o.valid, o.data, &d.labels, tok, o.max_seq_len);
-  if (!o.test.empty()) d.test = load_split(o.test, o.data, &d.labels, tok, o.max_seq_len);
+  d.train = load_split(o.train, o.data, nullptr, ProblemType::SingleLabel, tok, o.max_seq_len);
+  d.type = resolve_problem_type(o.problem_type, d.train.examples);
+  if (d.type == ProblemType::Regression) {
+    d.train.targets = regression_targets(d.train.examples, o.train);
+    d.labels = LabelMap::from_labels({"LABEL_0"}, o.train);
+  } else {
+    d.labels = LabelMap::from_examples(d.train.examples, o.train);
+    d.train.labels = d.labels.ids_of(d.train.examples, o.train);
+  }
+  if (!o.valid.empty()) d.valid = load_split(o.valid, o.data, &d.labels, d.type, tok, o.max_seq_len);
+  if (!o.test.empty()) d.test = load_split(o.test, o.data, &d.labels, d.type, tok, o.max_seq_len);
   d.per_class.assign(d.labels.size(), 0);
   for (int64_t l : d.train.labels) d.per_class[size_t(l)]++;
   d.majority = int64_t(std::max_element(d.per_class.begin(), d.per_class.end()) - d.per_class.begin());
@@ -169,9 +216,16 @@ std::string data_summary(const LabelledData& d, int64_t max_seq_len) {
   std::string m = "data: " + std::to_string(d.train.examples.size()) + " train";
   if (d.valid) m += ", " + std::to_string(d.valid->examples.size()) + " valid";
   if (d.test) m += ", " + std::to_string(d.test->examples.size()) + " test";
-  m += " examples; " + std::to_string(d.labels.size()) + " labels:";
-  for (size_t i = 0; i < d.labels.size(); ++i) {
-    m += " " + d.labels.label(int64_t(i)) + " (" + std::to_string(d.per_class[i]) + ")";
+  if (d.type == ProblemType::Regression) {
+    const auto [lo, hi] = std::minmax_element(d.train.targets.begin(), d.train.targets.end());
+    char range[96];
+    std::snprintf(range, sizeof range, " examples; regression, training targets %g to %g", *lo, *hi);
+    m += range;
+  } else {
+    m += " examples; " + std::to_string(d.labels.size()) + " labels:";
+    for (size_t i = 0; i < d.labels.size(); ++i) {
+      m += " " + d.labels.label(int64_t(i)) + " (" + std::to_string(d.per_class[i]) + ")";
+    }
   }
   if (d.truncated() > 0) {
     m += "; " + std::to_string(d.truncated()) + " examples truncated to --max-seq-len " + std::to_string(max_seq_len);
@@ -232,9 +286,12 @@ class Finetuning {
   std::string save(double epoch_loss);
   std::string model_card(const nlohmann::json& report) const;
   engine::MicroForward classify_forward(const std::vector<size_t>& order, int64_t first, int64_t count);
+  at::Tensor gold_of(const std::vector<size_t>& examples) const;
   bool evaluate_epoch(int64_t epoch, double loss_sum, double seconds);
   nlohmann::json report(std::vector<SplitReport>& splits);
   SplitEval evaluate(const Split& split) {
+    if (data_.type == ProblemType::Regression)
+      return evaluate_regression(*model_, split, classify_options_, run_.collectives());
     return evaluate_split(*model_, split, data_.labels, data_.majority, classify_options_, run_.collectives());
   }
   void log(const nlohmann::json& record) { run_.log(record); }
@@ -246,6 +303,7 @@ class Finetuning {
   const std::string tok_dir_;
   const tokenizer::Tokenizer tok_;
   const LabelledData data_;
+  const std::string metric_;  // --metric-for-best for this task
   model::BertConfig config_;
   std::shared_ptr<model::SequenceClassifier> model_;
   ClassifyOptions classify_options_;
@@ -267,7 +325,8 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
       run_(engine::run_spec_of(o_), hooks),
       tok_dir_(resolve_tokenizer_dir(options)),
       tok_(tokenizer::load_tokenizer(tok_dir_)),
-      data_(load_data(options, tok_)) {
+      data_(load_data(options, tok_)),
+      metric_(metric_for_best(options.metric_for_best, data_.type)) {
   message(data_summary(data_, o_.max_seq_len));
   out_ = fs::path(o_.output_dir);
   best_dir_ = out_ / "best";
@@ -298,7 +357,7 @@ void Finetuning::build_model() {
   config_.architectures = {config_.sequence_classifier_class()};
   config_.extra["id2label"] = data_.labels.id2label_json().dump();
   config_.extra["label2id"] = data_.labels.label2id_json().dump();
-  config_.extra["problem_type"] = "\"single_label_classification\"";
+  config_.extra["problem_type"] = nlohmann::json(problem_type_name(data_.type)).dump();
   if (!resume_dir_.empty()) {
     at::NoGradGuard no_grad;
     model::load_safetensors(*model_, (fs::path(resume_dir_) / "model.safetensors").string());
@@ -366,11 +425,15 @@ nlohmann::json Finetuning::trainer_state(double epoch_loss) const {
           {"rng", "example order permutation(seed, epoch); dropout hash(seed, step, rank, micro_step)"}};
 }
 
+// A metric of a report: its digits, or "n/a" for null (a correlation of constant predictions).
+std::string metric_text(const nlohmann::json& v) { return v.is_number() ? std::to_string(v.get<double>()) : "n/a"; }
+
 // The card of the fine-tuned model (engine/model_card.h): the options, the data, the epochs so far
 // and, given results.json's `report`, the best model's metrics on valid and test.
 std::string Finetuning::model_card(const nlohmann::json& report) const {
   engine::ModelCard card;
-  card.title = "Text classifier fine-tuned with bertpt from " + o_.model;
+  card.title = std::string(data_.type == ProblemType::Regression ? "Text regression model" : "Text classifier") +
+               " fine-tuned with bertpt from " + o_.model;
   card.summary = "A " + config_.sequence_classifier_class() + " model fine-tuned by bertpt (" +
                  std::string(BERTPT_VERSION) + ") from " + o_.model + " on " + o_.train +
                  ". Labels: " + data_.labels.id2label_json().dump() +
@@ -395,17 +458,18 @@ std::string Finetuning::model_card(const nlohmann::json& report) const {
       {"seed", std::to_string(o_.seed)},
       {"software", std::string("bertpt ") + BERTPT_VERSION}};
   if (best_epoch_ > 0) card.results.push_back({"best epoch", std::to_string(best_epoch_)});
-  for (const char* split : {"valid", "test"}) {
-    const std::string acc = std::string(split) + "_accuracy", f1 = std::string(split) + "_macro_f1";
-    if (report.is_object() && report.contains(acc)) {
-      card.results.push_back(
-          {std::string(split) + " accuracy / macro-F1",
-           std::to_string(report[acc].get<double>()) + " / " + std::to_string(report[f1].get<double>())});
+  const bool regression = data_.type == ProblemType::Regression;
+  const std::string first = regression ? "pearson" : "accuracy", second = regression ? "spearman" : "macro_f1";
+  const std::string names = regression ? " Pearson / Spearman" : " accuracy / macro-F1";
+  for (const std::string split : {"valid", "test"}) {
+    if (report.is_object() && report.contains(split + "_" + first)) {
+      card.results.push_back({split + names, metric_text(report[split + "_" + first]) + " / " +
+                                                 metric_text(report[split + "_" + second])});
     }
   }
-  if (card.results.size() <= 1 && !history_.empty() && history_.back().contains("valid_accuracy")) {
-    card.results.push_back({"valid accuracy (epoch " + std::to_string(history_.size()) + ")",
-                            std::to_string(history_.back()["valid_accuracy"].get<double>())});
+  if (card.results.size() <= 1 && !history_.empty() && history_.back().contains("valid_" + first)) {
+    card.results.push_back({"valid " + first + " (epoch " + std::to_string(history_.size()) + ")",
+                            metric_text(history_.back()["valid_" + first])});
   }
   card.example_input = "This is a wonderful film.";
   return engine::render_model_card(card);
@@ -498,8 +562,7 @@ engine::MicroForward Finetuning::classify_forward(const std::vector<size_t>& ord
     for (int64_t i = begin; i < std::min(count, begin + b); ++i) mine.push_back(order[size_t((first + i) % n_)]);
     if (hooks_.during_forward) hooks_.during_forward(step_);
     const ClassifierBatch batch = make_classifier_batch(data_.train.encoded, mine, classify_options_.pad_id);
-    at::Tensor gold = at::empty({int64_t(mine.size())}, at::kLong);
-    for (size_t i = 0; i < mine.size(); ++i) gold.data_ptr<int64_t>()[i] = data_.train.labels[mine[i]];
+    at::Tensor gold = gold_of(mine);
     if (run_.dump().enabled()) {
       const at::Tensor att = batch.attention_mask.defined() ? batch.attention_mask : at::ones_like(batch.input_ids);
       run_.dump().write(step_ + 1, m,
@@ -512,9 +575,26 @@ engine::MicroForward Finetuning::classify_forward(const std::vector<size_t>& ord
     at::Tensor mask = batch.attention_mask.defined() ? batch.attention_mask.to(run_.device()) : at::Tensor();
     at::Tensor logits = model_->forward(batch.input_ids.to(run_.device()), mask,
                                         batch.token_type_ids.to(run_.device()));
+    if (data_.type == ProblemType::Regression) {  // MSE, as transformers' MSELoss on logits.squeeze()
+      at::Tensor loss_sum = (logits.to(at::kFloat).squeeze(1) - gold).pow(2).sum();
+      return engine::MicroOutput{loss_sum, at::zeros({}, gold.options().dtype(at::kLong))};
+    }
     at::Tensor loss_sum = at::cross_entropy_loss(logits.to(at::kFloat), gold, {}, at::Reduction::Sum);
     return engine::MicroOutput{loss_sum, logits.argmax(1).eq(gold).sum()};
   };
+}
+
+// The training labels of `examples`: class ids (int64), or regression targets (fp32).
+at::Tensor Finetuning::gold_of(const std::vector<size_t>& examples) const {
+  const int64_t n = int64_t(examples.size());
+  if (data_.type == ProblemType::Regression) {
+    at::Tensor gold = at::empty({n}, at::kFloat);
+    for (int64_t i = 0; i < n; ++i) gold.data_ptr<float>()[i] = float(data_.train.targets[examples[size_t(i)]]);
+    return gold;
+  }
+  at::Tensor gold = at::empty({n}, at::kLong);
+  for (int64_t i = 0; i < n; ++i) gold.data_ptr<int64_t>()[i] = data_.train.labels[examples[size_t(i)]];
+  return gold;
 }
 
 // The epoch's record: training loss, and on --valid the metrics that pick the best epoch, whose
@@ -526,13 +606,12 @@ bool Finetuning::evaluate_epoch(int64_t epoch, double loss_sum, double seconds) 
   bool best = !data_.valid;  // without a valid split the last epoch is the result
   if (data_.valid) {
     const SplitEval e = evaluate(*data_.valid);
-    const double score = e.metrics.get(o_.metric_for_best);
-    best = score > best_score_ || best_epoch_ == 0;  // the first epoch is the best so far (an MCC may be -1)
-    record["valid_accuracy"] = e.metrics.accuracy;
-    record["valid_macro_f1"] = e.metrics.macro_f1;
-    record["valid_mcc"] = e.metrics.mcc;
-    if (e.metrics.per_class.size() == 2) record["valid_binary_f1"] = e.metrics.binary_f1;
-    if (best) best_score_ = score;
+    const double score = e.score(metric_);
+    // The first epoch is the best so far (an MCC may be -1, a correlation NaN).
+    best = score > best_score_ || best_epoch_ == 0;
+    e.add_flat(record, "valid");
+    record.erase("valid_majority_accuracy");
+    if (best) best_score_ = std::isnan(score) ? -2.0 : score;
   }
   record["best"] = best;
   if (best) {
@@ -551,13 +630,16 @@ nlohmann::json Finetuning::report(std::vector<SplitReport>& splits) {
   nlohmann::json r;
   r["model"] = o_.model;
   r["tokenizer"] = tok_dir_;
+  r["problem_type"] = problem_type_name(data_.type);
   r["labels"] = data_.labels.labels();
   r["train_examples"] = n_;
-  r["train_label_counts"] = data_.per_class;
-  r["majority_label"] = data_.labels.label(data_.majority);
+  if (data_.type == ProblemType::SingleLabel) {
+    r["train_label_counts"] = data_.per_class;
+    r["majority_label"] = data_.labels.label(data_.majority);
+  }
   r["epochs"] = history_;
   r["best_epoch"] = best_epoch_;
-  r["metric_for_best"] = data_.valid ? o_.metric_for_best : "last epoch (no --valid)";
+  r["metric_for_best"] = data_.valid ? metric_ : "last epoch (no --valid)";
   r["best_dir"] = best_dir_.string();
   r["global_batch"] = global_batch_;
   r["world_size"] = run_.world();
@@ -569,14 +651,11 @@ nlohmann::json Finetuning::report(std::vector<SplitReport>& splits) {
     if (!*split) continue;
     const std::string name = split == &data_.valid ? "valid" : "test";
     const SplitEval e = evaluate(**split);
-    splits.push_back({name, int64_t((*split)->examples.size()), e.metrics, e.majority_accuracy});
-    r[name] = eval_json(e);
+    splits.push_back(
+        {name, int64_t((*split)->examples.size()), e.metrics, e.majority_accuracy, e.regression, e.values});
+    r[name] = e.to_json();
     r[name]["examples"] = (*split)->examples.size();
-    r[name + "_accuracy"] = e.metrics.accuracy;
-    r[name + "_macro_f1"] = e.metrics.macro_f1;
-    r[name + "_mcc"] = e.metrics.mcc;
-    if (e.metrics.per_class.size() == 2) r[name + "_binary_f1"] = e.metrics.binary_f1;
-    r[name + "_majority_accuracy"] = e.majority_accuracy;
+    e.add_flat(r, name);
   }
   return r;
 }
@@ -589,12 +668,18 @@ std::string format_finetune_log(const nlohmann::json& r) {
     std::string line = "epoch " + std::to_string(r.value("epoch", int64_t(0)));
     std::snprintf(buf, sizeof buf, " | train loss %.4f", r["train_loss"].get<double>());
     line += buf;
+    auto number = [&](const char* key) { return r[key].is_number() ? r[key].get<double>() : std::nan(""); };
     if (r.contains("valid_accuracy")) {
-      std::snprintf(buf, sizeof buf, " | valid accuracy %.4f | macro-F1 %.4f", r["valid_accuracy"].get<double>(),
-                    r["valid_macro_f1"].get<double>());
+      std::snprintf(buf, sizeof buf, " | valid accuracy %.4f | macro-F1 %.4f", number("valid_accuracy"),
+                    number("valid_macro_f1"));
+      line += buf;
+    } else if (r.contains("valid_pearson")) {
+      std::snprintf(buf, sizeof buf, " | valid Pearson %.4f | Spearman %.4f | MSE %.4f", number("valid_pearson"),
+                    number("valid_spearman"), number("valid_mse"));
       line += buf;
     }
-    return line + (r.value("best", false) && r.contains("valid_accuracy") ? " | best so far" : "");
+    const bool evaluated = r.contains("valid_accuracy") || r.contains("valid_pearson");
+    return line + (r.value("best", false) && evaluated ? " | best so far" : "");
   }
   std::snprintf(buf, sizeof buf, "step %lld/%lld | epoch %.2f | loss %.4f | lr %.3g | %.1f examples/s",
                 (long long)r.value("step", int64_t(0)), (long long)r.value("max_steps", int64_t(0)),

@@ -1,7 +1,8 @@
-// `bertpt finetune`: sequence classification (single texts or pairs) on top of a pre-trained BERT,
-// as transformers' BertForSequenceClassification + Trainer (run_glue.py) do it:
+// `bertpt finetune`: sequence classification or regression (single texts or pairs) on top of a
+// pre-trained BERT, as transformers' BertForSequenceClassification + Trainer (run_glue.py) do it:
 //   [CLS] a [SEP] (b [SEP]) truncated longest-first to --max-seq-len, dynamic padding,
-//   cross-entropy on the pooled [CLS] (bert.pooler.dense + tanh, dropout, classifier),
+//   on the pooled [CLS] (bert.pooler.dense + tanh, dropout, classifier): cross-entropy over the
+//   classes, or for regression (classify/problem_type.h: STS-B) one output and the squared error,
 //   AdamW (no decay for biases/LayerNorm), linear warmup + decay, gradient clipping,
 //   evaluation on the valid split after every epoch, the best epoch's model kept.
 // Data-parallel through the same Collectives as `bertpt train`: every rank takes its slice of each
@@ -12,9 +13,9 @@
 //                   architectures ["BertForSequenceClassification"], model.safetensors, tokenizer)
 //   metrics.jsonl   training log records and one record per epoch evaluation
 //   results.json    the final report: per-epoch history, and the best model's metrics on valid and
-//                   test (accuracy, macro-F1, per-class precision/recall/F1, confusion matrix,
-//                   majority-class baseline); flat keys valid_accuracy, valid_macro_f1,
-//                   test_accuracy, test_macro_f1, test_majority_accuracy for scripts
+//                   test (accuracy, macro-F1, MCC, per-class precision/recall/F1, confusion matrix,
+//                   majority-class baseline; regression: Pearson, Spearman, MSE); flat keys
+//                   valid_accuracy, test_macro_f1, test_pearson, ... for scripts
 //   run_config.json the effective options
 //   checkpoint-STEP/ while the run is incomplete: the model, optimizer and trainer state after the
 //                   last finished epoch, or after the step a signal stopped (engine/run_checkpoint.h);
@@ -31,6 +32,7 @@
 #include "classify/finetune_options.h"
 #include "classify/labeled_data.h"
 #include "classify/metrics.h"
+#include "classify/regression_metrics.h"
 #include "engine/run_hooks.h"
 
 namespace bertpt::classify {
@@ -45,6 +47,8 @@ struct SplitReport {
   int64_t examples = 0;
   classify::ClassificationMetrics metrics;
   double majority_accuracy = 0;  // predicting the most frequent training label for everything
+  bool regression = false;       // then `values` holds the metrics
+  classify::RegressionMetrics values;
 };
 
 struct FinetuneResult {

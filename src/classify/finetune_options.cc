@@ -38,9 +38,17 @@ void FinetuneOptions::validate() const {
     throw BadInput("--max-grad-norm must be a finite number (<= 0: no clipping)");
   }
   if (max_nan_steps <= 0) throw BadInput("--max-nan-steps must be > 0");
-  if (metric_for_best != "accuracy" && metric_for_best != "macro_f1" && metric_for_best != "mcc" &&
-      metric_for_best != "binary_f1") {
-    throw BadInput("--metric-for-best must be accuracy, macro_f1, mcc or binary_f1, got '" + metric_for_best + "'");
+  if (problem_type != "auto" && problem_type != "single_label_classification" && problem_type != "regression") {
+    throw BadInput("--problem-type must be auto, single_label_classification or regression, got '" + problem_type +
+                   "'");
+  }
+  const std::set<std::string> metrics = {"auto",      "accuracy", "macro_f1", "mcc",
+                                         "binary_f1", "pearson",  "spearman", "pearson_spearman_mean"};
+  if (!metrics.count(metric_for_best)) {
+    throw BadInput(
+        "--metric-for-best must be auto, accuracy, macro_f1, mcc, binary_f1, pearson, spearman or "
+        "pearson_spearman_mean, got '" +
+        metric_for_best + "'");
   }
   engine::parse_precision(precision);
   if (logging_steps < 0) throw BadInput("--logging-steps must be >= 0 (0: about 30 records per run)");

@@ -29,9 +29,10 @@ struct FinetuneOptions {
   double warmup_ratio = 0.0;  // share of all steps used for linear warmup
   double weight_decay = 0.01;
   double max_grad_norm = 1.0;
-  int64_t max_nan_steps = 10;                // consecutive non-finite steps before giving up
-  uint64_t seed = 42;                        // head init, example order, dropout
-  std::string metric_for_best = "accuracy";  // or macro_f1, mcc, binary_f1 (on valid)
+  int64_t max_nan_steps = 10;            // consecutive non-finite steps before giving up
+  uint64_t seed = 42;                    // head init, example order, dropout
+  std::string problem_type = "auto";     // single_label_classification or regression (classify/problem_type.h)
+  std::string metric_for_best = "auto";  // accuracy / pearson; macro_f1, mcc, binary_f1; spearman, ... (on valid)
 
   std::string precision = "bf16";
   std::string device = "cpu";
@@ -84,9 +85,12 @@ void visit_finetune_options(Options& o, F&& f) {
   f("max_nan_steps", o.max_nan_steps,
     "Stop after this many consecutive steps with a non-finite loss or gradient (each one is skipped)");
   f("seed", o.seed, "Seed of the head's init, the example order and dropout");
+  f("problem_type", o.problem_type,
+    "single_label_classification (a class per example), regression (a number per example, MSE loss: STS-B), or "
+    "auto: regression when every training label is a number and some have a decimal point");
   f("metric_for_best", o.metric_for_best,
-    "accuracy, macro_f1, mcc (Matthews, GLUE's CoLA) or binary_f1 (two classes, label id 1 positive: MRPC, QQP), "
-    "on --valid");
+    "On --valid. Classes: accuracy, macro_f1, mcc (Matthews, GLUE's CoLA) or binary_f1 (label id 1 positive: "
+    "MRPC, QQP); regression: pearson, spearman or pearson_spearman_mean; auto: accuracy or pearson");
   f("precision", o.precision, "bf16 (autocast) or fp32");
   f("device", o.device, "cpu, cuda or cuda:N");
   f("threads", o.threads, "CPU threads (0: all cores)");

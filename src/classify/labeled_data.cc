@@ -241,11 +241,11 @@ std::string json_label(const nlohmann::ordered_json& row, const std::string& fie
   std::string label;
   if (it->is_string()) {
     label = it->get<std::string>();
-  } else if (it->is_number_integer() || it->is_boolean()) {
-    label = it->dump();
+  } else if (it->is_number() || it->is_boolean()) {
+    label = it->dump();  // a regression target keeps its digits: 3.8 -> "3.8" (classify/problem_type.h)
   } else {
-    throw BadInput(where + ": the label (field '" + field + "') is " + it->dump() + ", not a string, integer or bool",
-                   "classification labels are class names or integer ids; check --label-field");
+    throw BadInput(where + ": the label (field '" + field + "') is " + it->dump() + ", not a string, number or bool",
+                   "labels are class names, integer ids or (regression) numbers; check --label-field");
   }
   if (require_label && label.empty()) {
     throw BadInput(where + ": the label (field '" + field + "') is empty",

@@ -1,8 +1,8 @@
 // Labelled examples for sequence classification, read from JSONL, CSV or TSV files (the inputs of
 // `bertpt finetune` and `bertpt predict`). Files may be compressed (gzip/zstd/xz/bzip2, by magic).
 //
-//   jsonl  one JSON object per line; fields by name; a label may be a string, an integer or a bool
-//          (integers and bools become their decimal / "true"/"false" text). Blank lines are skipped.
+//   jsonl  one JSON object per line; fields by name; a label may be a string, a number or a bool
+//          (numbers and bools become their JSON text: 1, 3.8, "true"). Blank lines are skipped.
 //   csv    RFC 4180: comma-separated, "..." quoting with "" escapes, quoted fields may span lines.
 //   tsv    tab-separated, no quoting at all (GLUE's files: quotes are ordinary characters).
 //   With a header line (the default) a field is a column name, or a 0-based column index when no
@@ -35,7 +35,7 @@ struct Example {
 // Reads every example of `path`. With `require_label` false the label field may be absent (predict
 // input); when present it is still read. Throws BadInput naming the file, line and field for: a
 // missing file, an unknown format, a record without a required field, a text field that is not a
-// string, a label that is not a string/integer/bool, a column index out of range, a CSV quote left
+// string, a label that is not a string/number/bool, a column index out of range, a CSV quote left
 // open at the end of the file, and a file with no examples ("empty split").
 std::vector<Example> read_labeled_data(const std::string& path, const LabeledDataOptions& options, bool require_label);
 

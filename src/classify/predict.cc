@@ -12,6 +12,8 @@
 #include "classify/classify.h"
 #include "classify/encode.h"
 #include "classify/label_map.h"
+#include "classify/problem_type.h"
+#include "classify/regression_metrics.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/json_fields.h"
@@ -27,8 +29,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The label map of a fine-tuned model directory (config.json's id2label).
-LabelMap classifier_labels(const std::string& model_dir) {
+struct ClassifierHead {
+  LabelMap labels;
+  ProblemType type = ProblemType::SingleLabel;
+};
+
+// The label map and problem type of a fine-tuned model directory (config.json's id2label, problem_type).
+ClassifierHead classifier_head(const std::string& model_dir) {
   model::checkpoint_weights_path(model_dir);  // a missing or pytorch_model.bin-only directory: its clear error first
   const std::string config_path = (fs::path(model_dir) / "config.json").string();
   const nlohmann::json config_json = read_json_file(config_path);
@@ -36,7 +43,7 @@ LabelMap classifier_labels(const std::string& model_dir) {
     throw BadInput(config_path + " has no id2label: " + model_dir + " is not a sequence classifier",
                    "fine-tune one first with bertpt finetune, and pass its best/ directory");
   }
-  return LabelMap::from_config(config_json, config_path);
+  return {LabelMap::from_config(config_json, config_path), problem_type_of_config(config_json)};
 }
 
 // --tokenizer, else the model directory's; checked against the model's vocabulary.
@@ -52,6 +59,16 @@ tokenizer::Tokenizer classifier_tokenizer(const PredictOptions& o, const model::
                    " but the tokenizer " + tok_dir + " has " + std::to_string(tok.vocab_size()));
   }
   return tok;
+}
+
+// The prediction lines to o.output (written atomically) or stdout.
+void write_lines(const PredictOptions& o, const std::string& out) {
+  if (o.output == "-") {
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+  } else {
+    write_file_atomic(o.output, out);
+  }
 }
 
 // One JSON line per example (label, score, probabilities) to o.output; the confusion matrix when
@@ -74,13 +91,28 @@ void write_predictions(const PredictOptions& o, const at::Tensor& probs, const s
     out += line.dump() + "\n";
     if (labelled) cm.add(labels.id(examples[i].label), best);
   }
-  if (o.output == "-") {
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
-  } else {
-    write_file_atomic(o.output, out);
-  }
+  write_lines(o, out);
   if (labelled) summary.metrics = cm.metrics(labels.labels());
+}
+
+
+// A regression model: one line per example, {"label": "LABEL_0", "score": VALUE} (the pipeline's
+// output with function_to_apply "none"); Pearson/Spearman/MSE when every example has a numeric label.
+void write_regression(const PredictOptions& o, const at::Tensor& values, const std::vector<Example>& examples,
+                      const LabelMap& labels, PredictSummary& summary) {
+  const at::Tensor v = values.to(at::kDouble).contiguous();
+  std::vector<double> predicted(v.data_ptr<double>(), v.data_ptr<double>() + v.numel()), gold;
+  std::string out;
+  for (size_t i = 0; i < examples.size(); ++i) {
+    out += nlohmann::json({{"label", labels.label(0)}, {"score", predicted[i]}}).dump() + "\n";
+  }
+  write_lines(o, out);
+  try {
+    gold = regression_targets(examples, o.input);
+  } catch (const BadInput&) {
+    return;  // unlabelled (or not all numbers): predictions only
+  }
+  if (!examples.empty()) summary.regression = regression_metrics(gold, predicted);
 }
 
 }  // namespace
@@ -92,7 +124,8 @@ PredictSummary run_predict(const PredictOptions& o) {
   if (o.batch_size <= 0) throw BadInput("--batch-size must be > 0");
   const bool bf16 = engine::is_bf16(o.precision);
   const std::string device = engine::setup_runtime(o.threads, o.device);
-  const LabelMap labels = classifier_labels(o.model);
+  const ClassifierHead head = classifier_head(o.model);
+  const LabelMap& labels = head.labels;
   model::BertConfig config;
   auto model = model::load_sequence_classifier(o.model, int64_t(labels.size()), &config);
   const tokenizer::Tokenizer tok = classifier_tokenizer(o, config);
@@ -114,8 +147,12 @@ PredictSummary run_predict(const PredictOptions& o) {
   co.device = device;
   co.bf16 = bf16;
   co.pad_id = std::max<int64_t>(0, tok.special_ids().pad);
-  const at::Tensor probs = at::softmax(classify(*model, encoded, all, co), 1).contiguous();  // [N, C]
-  write_predictions(o, probs, examples, labels, summary);
+  const at::Tensor logits = classify(*model, encoded, all, co);  // [N, C]
+  if (head.type == ProblemType::Regression) {
+    write_regression(o, logits.select(1, 0), examples, labels, summary);
+  } else {
+    write_predictions(o, at::softmax(logits, 1).contiguous(), examples, labels, summary);
+  }
   summary.examples = int64_t(examples.size());
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return summary;

@@ -4,6 +4,9 @@
 // class probabilities:
 //   {"label": "spam", "score": 0.981, "probabilities": {"ham": 0.019, "spam": 0.981}}
 // When every input record has a known label, the accuracy / macro-F1 report is computed too.
+// A regression model (config.json problem_type "regression", or one label) writes
+//   {"label": "LABEL_0", "score": 3.71}
+// and, when every record has a numeric label, Pearson / Spearman / MSE.
 // No LibTorch in this header.
 #pragma once
 
@@ -13,6 +16,7 @@
 
 #include "classify/labeled_data.h"
 #include "classify/metrics.h"
+#include "classify/regression_metrics.h"
 
 namespace bertpt::classify {
 
@@ -33,6 +37,7 @@ struct PredictSummary {
   int64_t examples = 0;
   int64_t truncated = 0;
   std::optional<classify::ClassificationMetrics> metrics;  // when the input is labelled
+  std::optional<classify::RegressionMetrics> regression;   // a regression model, labelled input
   double seconds = 0;
 };
 

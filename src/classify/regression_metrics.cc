@@ -63,6 +63,13 @@ nlohmann::json RegressionMetrics::to_json() const {
           {"mse", finite_or_null(mse)}};
 }
 
+double RegressionMetrics::get(const std::string& metric) const {
+  if (metric == "pearson") return pearson;
+  if (metric == "spearman") return spearman;
+  if (metric == "pearson_spearman_mean") return (pearson + spearman) / 2;
+  throw BadInput("unknown metric '" + metric + "'", "use pearson, spearman or pearson_spearman_mean");
+}
+
 RegressionMetrics regression_metrics(const std::vector<double>& gold, const std::vector<double>& predicted) {
   check_sizes(gold, predicted, "regression_metrics");
   RegressionMetrics m;

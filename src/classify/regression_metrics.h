@@ -23,6 +23,8 @@ struct RegressionMetrics {
   double pearson = 0, spearman = 0, mse = 0;
   // {"examples", "pearson", "spearman", "pearson_spearman_mean", "mse"}; NaN is written as null.
   nlohmann::json to_json() const;
+  // "pearson", "spearman" or "pearson_spearman_mean" (run_glue.py's combined score for STS-B).
+  double get(const std::string& metric) const;
 };
 
 // `gold` and `predicted` of the same length (an internal error otherwise).

@@ -50,10 +50,15 @@ void add_predict_command(CLI::App& app) {
     nlohmann::json summary = {{"model", o->p.model},    {"input", o->p.input},      {"output", o->p.output},
                               {"examples", s.examples}, {"truncated", s.truncated}, {"seconds", s.seconds}};
     if (s.metrics) summary["metrics"] = s.metrics->to_json();
+    if (s.regression) summary["metrics"] = s.regression->to_json();
     if (!o->common.quiet) {
       std::fprintf(stderr, "predict: %lld examples in %.2f s%s\n", (long long)s.examples, s.seconds,
                    s.truncated ? (" (" + std::to_string(s.truncated) + " truncated)").c_str() : "");
       if (s.metrics) std::fprintf(stderr, "%s", classify::format_metrics_table(*s.metrics).c_str());
+      if (s.regression) {
+        std::fprintf(stderr, "Pearson %.4f | Spearman %.4f | MSE %.4f\n", s.regression->pearson, s.regression->spearman,
+                     s.regression->mse);
+      }
     }
     if (o->common.json) print_json(summary);
   });

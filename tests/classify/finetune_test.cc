@@ -11,6 +11,7 @@
 
 #include "classify/finetune.h"
 #include "classify/label_map.h"
+#include "classify/problem_type.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "mlm/pretrain.h"
@@ -174,6 +175,67 @@ TEST_F(FinetuneTest, PredictReproducesTheReportAndWritesProbabilities) {
     ++n;
   }
   EXPECT_EQ(n, 16);
+}
+
+// The animal task as regression: a cat sentence scores 1.5, a dog sentence 4.25 (labels as JSON numbers).
+std::string animal_scores_jsonl(int n, int offset) {
+  std::string out;
+  std::istringstream in(animal_jsonl(n, offset));
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    j["label"] = j["label"] == "cat" ? 1.5 : 4.25;
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+TEST_F(FinetuneTest, RegressionLearnsTheScoresAndPredictsThem) {
+  testing::write_file(dir.file("train.jsonl"), animal_scores_jsonl(64, 0));
+  testing::write_file(dir.file("valid.jsonl"), animal_scores_jsonl(16, 1));
+  testing::write_file(dir.file("test.jsonl"), animal_scores_jsonl(16, 2));
+  FinetuneOptions o = options("run");  // --problem-type auto: the labels have decimals
+  o.epochs = 30;                       // the scale takes longer to fit than the order
+  FinetuneResult r = run_finetune(o);
+  const auto& rep = r.report;
+  EXPECT_EQ(rep["problem_type"], "regression");
+  EXPECT_EQ(rep["metric_for_best"], "pearson");
+  EXPECT_GT(rep["test_pearson"].get<double>(), 0.99) << rep.dump(2);
+  EXPECT_LT(rep["test_mse"].get<double>(), 0.1) << rep.dump(2);
+  EXPECT_FALSE(rep.contains("test_accuracy"));
+  EXPECT_LT(rep["epochs"].back()["train_loss"].get<double>(), rep["epochs"].front()["train_loss"].get<double>());
+  // best/ is transformers' regression head: one output, problem_type "regression", LABEL_0.
+  auto config = nlohmann::json::parse(read_file(r.best_dir + "/config.json"));
+  EXPECT_EQ(config["problem_type"], "regression");
+  EXPECT_EQ(config["id2label"], nlohmann::json({{"0", "LABEL_0"}}));
+  EXPECT_EQ(problem_type_of_config(config), ProblemType::Regression);
+
+  auto p = run_bertpt("predict --model " + shell_quote(r.best_dir) + " --input " + shell_quote(dir.file("test.jsonl")) +
+                      " --output " + shell_quote(dir.file("pred.jsonl")) + " --threads 1 --json --quiet");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NEAR(nlohmann::json::parse(p.out)["metrics"]["mse"].get<double>(), rep["test_mse"].get<double>(), 1e-5);
+  std::istringstream lines(read_file(dir.file("pred.jsonl"))), gold(animal_scores_jsonl(16, 2));
+  std::string line, g;
+  int n = 0;
+  while (std::getline(lines, line) && std::getline(gold, g)) {
+    EXPECT_NEAR(nlohmann::json::parse(line)["score"].get<double>(), nlohmann::json::parse(g)["label"].get<double>(),
+                0.5)
+        << line;
+    ++n;
+  }
+  EXPECT_EQ(n, 16);
+
+  // A classification metric does not pick a regression model; a non-numeric label is named.
+  auto bad = run_bertpt(cli_args("bad") + " --metric-for-best accuracy");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--metric-for-best accuracy is a classification metric, but the task is regression"),
+            std::string::npos)
+      << bad.err;
+  testing::write_file(dir.file("valid.jsonl"), animal_jsonl(4, 0));
+  bad = run_bertpt(cli_args("bad2"));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("valid.jsonl:1: the label 'cat' is not a number, but the task is regression"),
+            std::string::npos)
+      << bad.err;
 }
 
 TEST_F(FinetuneTest, SameSeedSameModelAndTwoRanksEqualOneRank) {

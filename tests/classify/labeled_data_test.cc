@@ -217,8 +217,8 @@ TEST(LabeledData, JsonFieldTypeErrors) {
   };
   EXPECT_EQ(error_for("{\"text\": null, \"label\": \"a\"}"), path + ":2: field 'text' is null, not a string");
   EXPECT_EQ(error_for("{\"text\": 12, \"label\": \"a\"}"), path + ":2: field 'text' is number, not a string");
-  EXPECT_EQ(error_for("{\"text\": \"x\", \"label\": 0.5}"),
-            path + ":2: the label (field 'label') is 0.5, not a string, integer or bool");
+  EXPECT_EQ(error_for("{\"text\": \"x\", \"label\": [0.5]}"),
+            path + ":2: the label (field 'label') is [0.5], not a string, number or bool");
   EXPECT_EQ(error_for("{\"text\": \"x\", \"label\": null}"), path + ":2: the label (field 'label') is null");
   EXPECT_EQ(error_for("{\"text\": \"x\", \"label\": \"\"}"), path + ":2: the label (field 'label') is empty");
   EXPECT_EQ(error_for("{\"txt\": \"x\", \"label\": \"a\"}"), path + ":2: no field 'text' (fields: txt, label)");

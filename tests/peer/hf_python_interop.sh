@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Hugging Face Python stack as the referee: a bertpt run made by this build (tokenizer, dataset,
-# MLM checkpoint, fine-tuned classifier) checked by transformers itself with
+# MLM checkpoint, fine-tuned classifier, a regression model) checked by transformers itself with
 # bench/verify-hf-python.py — loading without missing/unexpected keys, tokenizer ids, fill-mask and
 # classifier probabilities, and HF's save_pretrained read back by bertpt.
 # Usage: hf_python_interop.sh BERTPT_BIN SOURCE_DIR. Exit 77 (CTest: skipped) when the peer
@@ -29,5 +29,20 @@ PY
   --per-device-batch-size 8 --learning-rate 1e-3 --precision fp32 --threads 2 --quiet
 "$bin" finetune --model "$work/run/checkpoint-30" --train "$work/labelled.jsonl" --output-dir "$work/clf" \
   --epochs 1 --per-device-batch-size 16 --max-seq-len 48 --learning-rate 1e-3 --precision fp32 --threads 2 --quiet
+# Regression (GLUE's STS-B sample of transformers' own tests, as JSONL pairs with numeric labels).
+"$py" - "$src/tests/fixtures/corpora/glue_samples/STS-B" "$work/stsb" <<'PY'
+import csv, json, os, sys
+os.makedirs(sys.argv[2])
+for split in ("train", "dev"):
+    with open(os.path.join(sys.argv[1], split + ".tsv"), encoding="utf-8") as f, \
+         open(os.path.join(sys.argv[2], split + ".jsonl"), "w", encoding="utf-8") as out:
+        for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
+            out.write(json.dumps({"text": row["sentence1"], "text_pair": row["sentence2"],
+                                  "label": float(row["score"])}) + "\n")
+PY
+"$bin" finetune --model "$work/run/checkpoint-30" --train "$work/stsb/train.jsonl" --valid "$work/stsb/dev.jsonl" \
+  --text-pair-field text_pair --output-dir "$work/reg" --epochs 2 --per-device-batch-size 4 --learning-rate 1e-3 \
+  --precision fp32 --threads 2 --quiet
+grep -q '"problem_type": "regression"' "$work/reg/best/config.json" || { echo "finetune: no regression" >&2; exit 1; }
 "$py" "$src/bench/verify-hf-python.py" --bertpt "$bin" --mlm "$work/run/checkpoint-30" --clf "$work/clf/best" \
-  --predict-input "$work/labelled.jsonl" --threads 2
+  --predict-input "$work/labelled.jsonl" --reg "$work/reg/best" --reg-input "$work/stsb/dev.jsonl" --threads 2
