@@ -95,7 +95,6 @@ void write_predictions(const PredictOptions& o, const at::Tensor& probs, const s
   if (labelled) summary.metrics = cm.metrics(labels.labels());
 }
 
-
 // A regression model: one line per example, {"label": "LABEL_0", "score": VALUE} (the pipeline's
 // output with function_to_apply "none"); Pearson/Spearman/MSE when every example has a numeric label.
 void write_regression(const PredictOptions& o, const at::Tensor& values, const std::vector<Example>& examples,
