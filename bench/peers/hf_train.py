@@ -20,6 +20,21 @@ default: the model's initial weights via torch.manual_seed, and TrainingArgument
 sample order, masks, dropout), bf16 autocast (bf16=True) or fp32, CPU, torch.set_num_threads(--threads).
 --no-checkpoint saves no checkpoint at all (save_strategy="no"; trainer_state.json is still written).
 
+The peer's best configuration (row 3's second HF arm; stock when neither option is given):
+  --sparse-head  SparseHeadTrainer: the MLM head on the masked rows only, through BertForMaskedLM's
+                 public modules as bench/hf_train_step.py --sparse-head does — model.bert(...) on the
+                 batch the collator made, the hidden states of the positions whose label is not -100,
+                 model.cls (transform + tied decoder) on those rows only, cross-entropy against their
+                 labels: the stock dense head's loss (bench/peers/check_sparse_head.py checks it), with
+                 the head's work on the ~15% masked positions. Model, collator, data, options and seed
+                 are the stock arm's.
+  --compile      (with --sparse-head) torch.compile, inductor, default mode: the encoder model.bert in
+                 place (nn.Module.compile(): the checkpoints keep the stock parameter names) and the
+                 head + cross-entropy as one compiled function whose row count is marked dynamic; the
+                 gather of the masked rows between them runs eagerly. Both compile in the first step;
+                 the result JSON records the graphs compiled and the graph breaks (torch._dynamo's
+                 counters). A failed compile exits 1 with one line on stderr.
+
 Timing: a callback records the wall clock at train begin and at every logging step; the result JSON
 holds them, with Trainer's own train metrics, the final loss, trainer.evaluate()'s runtime (--eval),
 and every logged record. --marker FILE gets one JSON line per finished optimizer step ({"step",
@@ -30,6 +45,7 @@ resume. trainer.save_state() writes OUTPUT_DIR/trainer_state.json (for `bertpt p
 import argparse
 import json
 import os
+import sys
 import time
 
 T_START = time.perf_counter()
@@ -48,6 +64,8 @@ from transformers import (  # noqa: E402
 )
 
 HEADER = 64  # bytes before the ids in a bertpt shard
+IGNORE_INDEX = -100  # the collator's label for positions not predicted
+PROG = "hf_train.py"
 
 
 class BertptBlocks(torch.utils.data.Dataset):
@@ -109,6 +127,53 @@ class FirstStepMarker(TrainerCallback):
         self.marker.flush()
 
 
+class SparseHeadTrainer(Trainer):
+    """A Trainer whose loss runs the MLM head on the masked rows only (see the module doc). The loss
+    is this batch's mean over its masked positions, as the stock head's."""
+
+    loss_is_scaled_for_ga = False  # a per-batch mean: the Trainer divides by the accumulation steps
+
+    def __init__(self, *args, compiled=False, **kw):
+        super().__init__(*args, **kw)
+        cls = self.model.cls
+
+        def head_loss(rows, targets):
+            return torch.nn.functional.cross_entropy(cls(rows), targets)
+
+        self.compiled = compiled
+        self.head_loss = head_loss
+        if compiled:
+            self.model.bert.compile()
+            self.head_loss = torch.compile(head_loss)
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        if return_outputs:
+            raise NotImplementedError(f"{PROG}: --sparse-head computes the training loss only (no evaluate())")
+        labels = inputs["labels"].reshape(-1)
+        hidden = model.bert(**{k: v for k, v in inputs.items() if k != "labels"}).last_hidden_state
+        keep = labels != IGNORE_INDEX
+        rows, targets = hidden.reshape(-1, hidden.shape[-1])[keep], labels[keep]
+        if self.compiled:  # the masked-row count changes from batch to batch: one graph for all
+            torch._dynamo.mark_dynamic(rows, 0)
+            torch._dynamo.mark_dynamic(targets, 0)
+        return self.head_loss(rows, targets)
+
+
+def dynamo_counts():
+    """Graphs compiled and graph breaks so far (torch._dynamo's counters)."""
+    from torch._dynamo.utils import counters
+    return {"graphs": int(counters["stats"]["unique_graphs"]),
+            "graph_breaks": int(sum(counters["graph_break"].values()))}
+
+
+def error_cause(e):
+    """One line naming the innermost cause of `e` (torch.compile wraps the backend's exception)."""
+    while (inner := getattr(e, "inner_exception", None) or e.__cause__) is not None and inner is not e:
+        e = inner
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    return f"{type(e).__name__}: {(lines[0] if lines else '(no message)')[:400]}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     g = ap.add_mutually_exclusive_group(required=True)
@@ -131,8 +196,14 @@ def main():
     ap.add_argument("--eval", action="store_true", help="trainer.evaluate() on the valid split after training")
     ap.add_argument("--resume", action="store_true", help="resume_from_checkpoint=True (the latest in --output-dir)")
     ap.add_argument("--marker", help="JSON lines, one per finished step (see the module doc)")
+    ap.add_argument("--sparse-head", action="store_true", help="the MLM head on the masked rows only (module doc)")
+    ap.add_argument("--compile", action="store_true", help="with --sparse-head: torch.compile the encoder and the head")
     ap.add_argument("--result", required=True)
     a = ap.parse_args()
+    if a.compile and not a.sparse_head:
+        ap.error("--compile goes with --sparse-head (the peer's best configuration)")
+    if a.sparse_head and a.eval:
+        ap.error("--sparse-head measures training only: no --eval")
 
     torch.set_num_threads(a.threads)
     t_imported = time.perf_counter()
@@ -185,10 +256,16 @@ def main():
     )
     clock = Clock()
     callbacks = [clock] + ([FirstStepMarker(a.marker)] if a.marker else [])
-    trainer = Trainer(model=model, args=args, data_collator=collator, train_dataset=train,
-                      eval_dataset=valid if a.eval else None, callbacks=callbacks)
+    kw = dict(model=model, args=args, data_collator=collator, train_dataset=train,
+              eval_dataset=valid if a.eval else None, callbacks=callbacks)
+    trainer = SparseHeadTrainer(compiled=a.compile, **kw) if a.sparse_head else Trainer(**kw)
     t_ready = time.perf_counter()
-    out = trainer.train(resume_from_checkpoint=True if a.resume else None)
+    try:
+        out = trainer.train(resume_from_checkpoint=True if a.resume else None)
+    except Exception as e:
+        if not a.compile:
+            raise
+        sys.exit(f"{PROG}: --compile: torch.compile failed ({error_cause(e)})")
     t_trained = time.perf_counter()
 
     logs = [r for r in clock.logs if "loss" in r]
@@ -205,6 +282,7 @@ def main():
         "train_sequences": len(train),
         "max_steps": a.max_steps,
         "seed": a.seed,
+        "variant": "+".join(n for n, on in (("sparse", a.sparse_head), ("compiled", a.compile)) if on) or "stock",
         "import_sec": t_imported - T_START,
         "setup_sec": t_ready - t_imported,
         "train_call_sec": t_trained - t_ready,
@@ -214,6 +292,8 @@ def main():
         "logs": logs,
         "final_loss": logs[-1]["loss"] if logs else None,
     }
+    if a.compile:
+        result["dynamo"] = dynamo_counts()
     if a.eval:
         ev = trainer.evaluate()
         result["eval"] = ev

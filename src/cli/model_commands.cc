@@ -29,6 +29,7 @@ void add_training_commands(CLI::App& app) {
   add_fill_mask_command(app);
   add_bench_command(app);
   add_finetune_command(app);
+  add_glue_command(app);
   add_predict_command(app);
   add_embed_command(app);
 #else
@@ -37,6 +38,7 @@ void add_training_commands(CLI::App& app) {
   add_unavailable_command(app, "fill-mask", "run a model");
   add_unavailable_command(app, "bench", "benchmark training");
   add_unavailable_command(app, "finetune", "fine-tune");
+  add_unavailable_command(app, "glue", "fine-tune");
   add_unavailable_command(app, "predict", "run a model");
   add_unavailable_command(app, "embed", "run a model");
 #endif
