@@ -11,8 +11,10 @@
 #      `bertpt prepare --packing guide` and `bertpt prepare` (concat)
 #   3. training, seq 128, batch 32: Trainer + DataCollatorForLanguageModeling vs `bertpt train`,
 #      bert-mini and bert-small, fp32 and bf16, on the same packed blocks (bertpt's prepared
-#      dataset, which the HF side memory-maps); then evaluation (trainer.evaluate vs `bertpt eval`);
-#      and run-to-run noise: bert-mini bf16 once more on each side with another seed
+#      dataset, which the HF side memory-maps); beside the stock HF arm, the peer's best
+#      configuration: the MLM head on the masked rows only, eager and with torch.compile
+#      (hf_train.py --sparse-head [--compile]; training only); then evaluation (trainer.evaluate vs
+#      `bertpt eval`); and run-to-run noise: bert-mini bf16 once more on each side with another seed
 #   4. resume: from process start to the first new step, Trainer(resume_from_checkpoint) vs
 #      `bertpt train --resume auto`
 #   5. the pipeline raw text -> trained bert-mini (tokenizer + prepare + K steps), end to end
@@ -184,6 +186,15 @@ for model in bert-mini bert-small; do
       --output-dir "$OUT/train/hf-$tag" --precision "$prec" --threads "$THREADS" --batch "$BATCH" --max-steps "$steps" \
       --warmup-steps "$warm" --learning-rate "$LR" --weight-decay "$WD" --logging-steps "$log" --save-steps "$half" \
       --eval --result "$R/train_hf_$tag.json"
+    # The peer's best configuration: the same run with the sparse head, eager and compiled (no eval).
+    for arm in sparse sparse_compiled; do
+      flags=(--sparse-head)
+      [[ $arm == sparse_compiled ]] && flags+=(--compile)
+      m "train_hf_${arm}_$tag" -- "$PY" "$HERE/hf_train.py" --bertpt-data "$OUT/data128" --config "$ROOT/configs/$model.json" \
+        --output-dir "$OUT/train/hf-${arm}-$tag" --precision "$prec" --threads "$THREADS" --batch "$BATCH" \
+        --max-steps "$steps" --warmup-steps "$warm" --learning-rate "$LR" --weight-decay "$WD" --logging-steps "$log" \
+        --save-steps "$half" "${flags[@]}" --result "$R/train_hf_${arm}_$tag.json"
+    done
     m "train_bertpt_$tag" -- "$BIN" train --data "$OUT/data128" --model "$model" --output-dir "$OUT/train/bertpt-$tag" \
       --precision "$prec" --threads "$THREADS" --per-device-batch-size "$BATCH" --max-steps "$steps" \
       --warmup-steps "$warm" --learning-rate "$LR" --weight-decay "$WD" --logging-steps "$log" --save-steps "$half" \

@@ -91,6 +91,11 @@ class Run:
         return load(os.path.join(self.res, f"{name}.json"))
 
 
+# Row 3's HF arms in the peer's best configuration (bench/peers/hf_train.py --sparse-head [--compile]):
+# the name between train_hf_ and the model tag in the results, and how the tables call it.
+BEST_ARMS = (("sparse_compiled", "sparse head + torch.compile"), ("sparse", "sparse head, eager"))
+
+
 def steady_rate_hf(r):
     """Steps/s between the first and the last logging step (Trainer callback's wall clock)."""
     logs = [x for x in r["logs"] if "loss" in x]
@@ -104,10 +109,96 @@ def steady_rate_bertpt(run_dir):
     return (b["step"] - a["step"]) / (b["elapsed_sec"] - a["elapsed_sec"]), a["step"], b["step"], recs
 
 
+def first_step_hf(r):
+    """Seconds from the Trainer's on_train_begin to the end of step 1 (where torch.compile compiles)."""
+    return r["step_end_times"]["1"] - r["t_train_begin"]
+
+
+def best_arms(run, tag):
+    """{arm: (result, steps/s)} of the best-configuration HF arms that ran for `tag`, and the fastest arm."""
+    arms = {}
+    for arm, _ in BEST_ARMS:
+        if os.path.exists(os.path.join(run.res, f"train_hf_{arm}_{tag}.json")):
+            r = run.j(f"train_hf_{arm}_{tag}")
+            arms[arm] = (r, steady_rate_hf(r)[0])
+    return arms, max(arms, key=lambda k: arms[k][1]) if arms else None
+
+
 def final_loss_bertpt(run_dir):
     """The last logged training loss of a bertpt run, and the run's seed."""
     recs = [x for x in jsonl(os.path.join(run_dir, "metrics.jsonl")) if "loss" in x and "eval_loss" not in x]
     return recs[-1]["loss"], load(os.path.join(run_dir, "run_config.json"))["seed"]
+
+
+def best_config_section(run, bestrows):
+    """Row 3's second table: the HF stock arm, the best-configuration arms and bertpt, side by side."""
+    names = dict(BEST_ARMS)
+    ran = [arm for arm, _ in BEST_ARMS if any(arm in r[7] for r in bestrows)]
+    if not ran:
+        return []
+    L = []
+    s = L.append
+    s("**The peer's best configuration.** The table above is the guide's stack as it comes. Beside it, "
+      "the same HF training — same Trainer, collator, `BertForMaskedLM`, data, options, seed, threads and "
+      "steps, in the same run — with the two changes that make the peer fastest "
+      "(`bench/peers/hf_train.py --sparse-head [--compile]`):")
+    s("")
+    s("- **sparse head**: a `Trainer` subclass (`SparseHeadTrainer`) whose `compute_loss` runs "
+      "`model.bert(...)` on the collator's batch, keeps the hidden states of the positions whose label is "
+      "not −100 (the ~15% masked ones), applies `model.cls` (transform + tied decoder) to those rows only "
+      "and takes the cross-entropy against their labels — the stock head's loss (`bench/peers/"
+      "check_sparse_head.py` checks the two agree), with the vocabulary projection on the masked rows "
+      "only, as bertpt's head; the way `bench/hf_train_step.py --sparse-head` runs it;")
+    s("- **torch.compile** (inductor, default mode; g++ compiles its C++ kernels): the encoder `model.bert` "
+      "in place (`nn.Module.compile()`) and the head + cross-entropy as one compiled function whose row "
+      "count is marked dynamic (one graph for every masked-row count); the gather of the masked rows "
+      "between the two runs eagerly, as do the optimizer (`adamw_torch_fused`), clipping and the Trainer "
+      "loop. Both graphs compile in step 1, which steps/s leaves out (it starts at the first log record, "
+      "after step 1); the first-step column shows what compiling costs.")
+    s("")
+    s("Both are measured: " + " and ".join(f"*{names[arm]}*" for arm in ran) + "; **HF best** is the faster of "
+      "them in each row. These arms train only (no evaluation afterwards); they save their checkpoints at "
+      "half way and at the end, as the stock arm does.")
+    s("")
+    cols = " | ".join(f"HF {names[arm]} steps/s" for arm in ran)
+    s(f"| model | precision | steps | HF stock steps/s | {cols} | bertpt steps/s | bertpt / HF stock | "
+      "bertpt / HF best | HF first step: stock / best | HF best peak memory | HF best whole command | "
+      "final loss HF stock / HF best / bertpt |")
+    s("|" + "---|" * (11 + len(ran)))
+    compile_counts = []
+    for model, prec, steps, h, hr, br, bloss, arms, best in bestrows:
+        if not best:
+            continue
+        rb, rate_b = arms[best]
+        mb_ = run.m(f"train_hf_{best}_{model[5:]}_{prec}")
+        rates = " | ".join(f"{arms[arm][1]:.3f}" + (" (best)" if arm == best else "") if arm in arms else "—"
+                           for arm in ran)
+        s(f"| {model} | {prec} | {steps} | {hr:.3f} | {rates} | {br:.3f} | {ratio(br / hr)} | {ratio(br / rate_b)} | "
+          f"{secs(first_step_hf(h))} / {secs(first_step_hf(rb))} | {mib(mb_['peak_mem_bytes'])} | "
+          f"{secs(mb_['wall_sec'])} | {h['final_loss']:.3f} / {rb['final_loss']:.3f} / {bloss:.3f} |")
+        if "sparse_compiled" in arms:
+            compile_counts.append((model, prec, arms["sparse_compiled"][0].get("dynamo", {})))
+    s("")
+    if compile_counts:
+        seen = {(c.get("graphs"), c.get("graph_breaks")) for _, _, c in compile_counts}
+        if len(seen) == 1:
+            g, b = seen.pop()
+            s(f"torch.compile compiled {g} graphs with {b} graph breaks in each compiled run (torch._dynamo's "
+              "counters at the end of training).")
+        else:
+            s("torch.compile's graphs and graph breaks (torch._dynamo's counters at the end of training): "
+              + "; ".join(f"{m} {p}: {c.get('graphs')} graphs, {c.get('graph_breaks')} breaks"
+                          for m, p, c in compile_counts) + ".")
+    if {"sparse", "sparse_compiled"} <= set(ran):
+        faster = [f"{m} {p}" for m, p, _, _, _, _, _, arms, _ in bestrows
+                  if {"sparse", "sparse_compiled"} <= set(arms) and arms["sparse_compiled"][1] > arms["sparse"][1]]
+        total = sum(1 for r in bestrows if {"sparse", "sparse_compiled"} <= set(r[7]))
+        s(f"torch.compile made the sparse-head arm faster in {len(faster)} of {total} rows"
+          + (f" ({', '.join(faster)})" if faster and len(faster) < total else "") + ". "
+          "The compiled graphs draw their dropout masks with inductor's own generator, so the compiled arm's "
+          "losses differ slightly from the eager arms' at the same seed.")
+    s("")
+    return L
 
 
 def signed(x):
@@ -329,6 +420,7 @@ def main():
       "HF peak memory | bertpt peak memory | HF whole command | bertpt whole command | final loss HF / bertpt |")
     s("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     evrows = []
+    bestrows = []
     hf_info = None
     for model, steps in (("bert-mini", a.steps_mini), ("bert-small", a.steps_small)):
         for prec in ("fp32", "bf16"):
@@ -342,7 +434,14 @@ def main():
             s(f"| {model} | {prec} | {steps} | {hr:.3f} | {br:.3f} | {ratio(br / hr)} | {hr * tok:,.0f} | {br * tok:,.0f} | "
               f"{mib(hm['peak_mem_bytes'])} | {mib(bm['peak_mem_bytes'])} | {secs(hm['wall_sec'])} | "
               f"{secs(bm['wall_sec'])} | {h['final_loss']:.3f} / {brecs[-1]['loss']:.3f} |")
-            summary.append((f"3. Training {model} {prec}, steps/s", f"{hr:.3f}", f"{br:.3f}", ratio(br / hr)))
+            arms, best = best_arms(run, tag)
+            bestrows.append((model, prec, steps, h, hr, br, brecs[-1]["loss"], arms, best))
+            if best:
+                summary.append((f"3. Training {model} {prec}, steps/s", f"{hr:.3f}",
+                                f"{arms[best][1]:.3f} ({dict(BEST_ARMS)[best]})", f"{br:.3f}", ratio(br / hr),
+                                ratio(br / arms[best][1])))
+            else:
+                summary.append((f"3. Training {model} {prec}, steps/s", f"{hr:.3f}", f"{br:.3f}", ratio(br / hr)))
             be, bem = run.j(f"eval_bertpt_{tag}"), run.m(f"eval_bertpt_{tag}")
             ev = h["eval"]
             evrows.append((model, prec, h["eval_sequences"], ev, be, bem))
@@ -354,6 +453,7 @@ def main():
       "losses agree to about 1e-3; the two sides draw different ones, so theirs differ more (by how much "
       "against two seeds of one side: the run-to-run noise below the loss curves).")
     s("")
+    sec3 += best_config_section(run, bestrows)
     s("**Evaluation** of the final checkpoint on the held-out split: HF `trainer.evaluate()` (in the "
       "training process, so no start-up: its `eval_runtime`), bertpt `bertpt eval` (its own `seconds`, "
       "and the whole command with loading the checkpoint). Each side masks 15% of the positions its own "
@@ -408,6 +508,9 @@ def main():
     for model in ("mini", "small"):
         for prec in ("fp32", "bf16"):
             s(run.commands[f"train_hf_{model}_{prec}"])
+            for arm, _ in BEST_ARMS:
+                if f"train_hf_{arm}_{model}_{prec}" in run.commands:
+                    s(run.commands[f"train_hf_{arm}_{model}_{prec}"])
             s(run.commands[f"train_bertpt_{model}_{prec}"])
             s(run.commands[f"eval_bertpt_{model}_{prec}"])
     s(run.commands[f"train_hf_mini_bf16_seed{a.seed2}"])
@@ -481,12 +584,17 @@ def main():
     # ---------------------------------------------------------------- assemble
     w("## Summary")
     w("")
-    w("| row | HF | bertpt | bertpt / HF |")
-    w("|---|---|---|---|")
+    w("| row | HF | HF best configuration | bertpt | bertpt / HF | bertpt / HF best |")
+    w("|---|---|---|---|---|---|")
     for row in summary:
+        if len(row) == 4:  # no best-configuration arm in this row
+            row = (row[0], row[1], "", row[2], row[3], "")
         w("| " + " | ".join(row) + " |")
     w("")
-    w("Times in seconds (whole commands, except evaluation: in-process), training in optimizer steps per second.")
+    w("Times in seconds (whole commands, except evaluation: in-process), training in optimizer steps per second. "
+      "**HF** is the guide's stack as it comes; **HF best configuration** (training rows only) is the same "
+      "Trainer with the MLM head on the masked rows only, with torch.compile or without (the faster of the "
+      "two, named), as row 3 describes.")
     w("")
     L += sec1 + sec2 + sec3 + sec4 + sec5
     w("## Rerunning")

@@ -13,7 +13,8 @@ so that the local layers' mask matters; biases and mean pooling; an untied decod
 
 bertpt -> HF: `bertpt train --model CONFIG` (a ModernBERT config with a 16-token window) writes a
 checkpoint that AutoModelForMaskedLM loads as ModernBertForMaskedLM with no missing/unexpected keys,
-with equal logits; `bertpt finetune` on it (and on the HF checkpoint with mean pooling and biases)
+with equal logits; `bertpt finetune` on it (and on the HF checkpoint with mean pooling and biases, as a
+classifier and as a regression model)
 writes best/ that AutoModelForSequenceClassification loads as ModernBertForSequenceClassification,
 and `bertpt predict` probabilities equal transformers' on it (padded batches in bertpt, one example at
 a time in transformers); `bertpt embed` equals ModernBertModel's mean-pooled hidden states.
@@ -190,6 +191,35 @@ def check_finetune(bertpt, d, train, valid, work, tol, ck, label):
     ck.check(spread_p > 0.05, f"finetune {label}: the classifier's probabilities are not uniform", f"{spread_p:.3f}")
 
 
+def check_regression(bertpt, d, train, valid, work, tol, ck):
+    """`finetune --problem-type regression` of a ModernBERT: transformers reads problem_type and one
+    output, and its outputs equal `bertpt predict`'s scores."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    out = os.path.join(work, "ft-regression")
+    bertpt.run(["finetune", "--model", d, "--train", train, "--valid", valid, "--problem-type", "regression",
+                "--epochs", "1", "--per-device-batch-size", "16", "--max-seq-len", "48", "--learning-rate", "1e-4",
+                "--precision", "fp32", "--output-dir", out, "-q"])
+    best = os.path.join(out, "best")
+    reg = load_hf(AutoModelForSequenceClassification, best, ck, "finetune regression -> best/")
+    ck.check(type(reg).__name__ == "ModernBertForSequenceClassification" and reg.config.problem_type == "regression"
+             and reg.config.num_labels == 1, "finetune regression: transformers reads a one-output regression model",
+             f"{type(reg).__name__} {reg.config.problem_type} {reg.config.num_labels}")
+    pred = os.path.join(out, "pred.jsonl")
+    bertpt.run(["predict", "--model", best, "--input", valid, "--output", pred, "--max-seq-len", "48", "-q"])
+    preds = [json.loads(l) for l in open(pred, encoding="utf-8") if l.strip()]
+    rows = [json.loads(l) for l in open(valid, encoding="utf-8") if l.strip()]
+    tok = AutoTokenizer.from_pretrained(best)
+    worst = 0.0
+    with torch.no_grad():
+        for r, p in zip(rows, preds):
+            v = float(reg(**tok(r["text"], truncation=True, max_length=48, return_tensors="pt")).logits[0, 0])
+            worst = max(worst, abs(v - p["score"]) / max(1.0, abs(v)))
+    ck.check(len(preds) == len(rows) and worst <= tol,
+             f"finetune regression: bertpt predict == transformers on best/ ({len(preds)} examples, max {worst:.1e})")
+
+
 def check_embed(bertpt, d, work, ck):
     """bertpt embed on a ModernBERT: ModernBertModel's last hidden states, mean-pooled over the tokens."""
     import torch
@@ -251,6 +281,13 @@ def main():
         guarded(ck, "finetune trained", check_finetune, bertpt, trained, train, valid, work, args.tol, ck, "bertpt-trained")
     guarded(ck, "finetune mean pooling", check_finetune, bertpt, ckpts["l3-h64-bias-mean-tanh"], train, valid, work,
             args.tol, ck, "hf-bias-mean-pooling")
+    # A numeric target from the same messages: the share of letters in capitals (labels as JSON numbers).
+    caps = lambda t: round(sum(c.isupper() for c in t) / max(1, sum(c.isalpha() for c in t)), 4)
+    rtrain, rvalid = os.path.join(work, "caps-train.jsonl"), os.path.join(work, "caps-valid.jsonl")
+    write_jsonl(rtrain, [{"text": r["text"], "label": caps(r["text"])} for r in tr])
+    write_jsonl(rvalid, [{"text": r["text"], "label": caps(r["text"])} for r in va])
+    guarded(ck, "finetune regression", check_regression, bertpt, ckpts["l3-h64-bias-mean-tanh"], rtrain, rvalid, work,
+            args.tol, ck)
 
     print(f"{ck.passed} passed, {ck.failed} failed" + (f": {ck.failures}" if ck.failed else ""))
     return 1 if ck.failed else 0
