@@ -12,6 +12,9 @@ not start another one); input files are read as UTF-8, invalid bytes replaced by
   peer.py encode-pairs TOKENIZER_JSON INPUT [--max-length N]
        line "a<TAB>b" -> "ids<TAB>type ids"; with --max-length, the pair is truncated to N tokens
        (special tokens included) by the LongestFirst strategy, as transformers' truncation=True
+  peer.py encode-words TOKENIZER_JSON INPUT [--max-length N]
+       line "w1<TAB>w2..." (pre-tokenized words) -> "ids<TAB>word ids" (-1 for special tokens), as
+       transformers' tokenizer(words, is_split_into_words=True, truncation=True)
   peer.py decode TOKENIZER_JSON INPUT [--skip-special-tokens]   ids per line -> text
   peer.py normalize MODE INPUT    normalized text of each line, JSON-quoted
   peer.py pretokenize INPUT       pre-tokenized words of each line, as a JSON array
@@ -133,6 +136,14 @@ def main(argv):
             parts = line.split('\t')
             e = t.encode(parts[0], parts[1] if len(parts) > 1 else None)
             out.append(' '.join(map(str, e.ids)) + '\t' + ' '.join(map(str, e.type_ids)))
+        write(out)
+    elif cmd == 'encode-words':  # one pre-tokenized sentence per line, words split at tabs
+        t = load(pos[0])
+        out = []
+        for line in read_lines(pos[1]):
+            e = t.encode(line.split('\t'), is_pretokenized=True)
+            words = ['-1' if w is None else str(w) for w in e.word_ids]
+            out.append(' '.join(map(str, e.ids)) + '\t' + ' '.join(words))
         write(out)
     elif cmd == 'decode':
         t = Tokenizer.from_file(pos[0])
