@@ -96,6 +96,8 @@ echo "$REV" > "$R/bertpt_rev.txt"
 export OMP_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS RAYON_NUM_THREADS=$THREADS TOKENIZERS_PARALLELISM=true
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HOME=$OUT/hf-home
 export HF_DATASETS_DISABLE_PROGRESS_BARS=1 PYTHONWARNINGS=ignore
+# torch.compile's kernel cache starts empty too: the compiled arm's first step always compiles.
+export TORCHINDUCTOR_CACHE_DIR=$OUT/cache/inductor
 
 T_BEGIN=$(date +%s)
 echo "$(date -u '+%F %T') start: size $SIZE, threads $THREADS, out $OUT, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -130,7 +132,7 @@ m() {
   while [[ $1 != -- ]]; do opts+=("$1"); shift; done
   shift
   printf '%s\t%s\n' "$name" "$(show "$@")" >> "$R/commands.tsv"
-  printf '  %-30s' "$name"
+  printf '  %-38s' "$name"
   if ! "$PY" "$HERE/measure.py" --result "$R/$name.measure.json" "${opts[@]}" -- "$@" > "$OUT/logs/$name.log" 2>&1; then
     echo "FAILED"
     tail -n 30 "$OUT/logs/$name.log" >&2

@@ -154,7 +154,8 @@ def best_config_section(run, bestrows):
       "count is marked dynamic (one graph for every masked-row count); the gather of the masked rows "
       "between the two runs eagerly, as do the optimizer (`adamw_torch_fused`), clipping and the Trainer "
       "loop. Both graphs compile in step 1, which steps/s leaves out (it starts at the first log record, "
-      "after step 1); the first-step column shows what compiling costs.")
+      "after step 1); the first-step column shows what compiling costs, from an empty kernel cache "
+      "(`TORCHINDUCTOR_CACHE_DIR` inside the run's output directory).")
     s("")
     s("Both are measured: " + " and ".join(f"*{names[arm]}*" for arm in ran) + "; **HF best** is the faster of "
       "them in each row. These arms train only (no evaluation afterwards); they save their checkpoints at "

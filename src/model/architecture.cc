@@ -18,6 +18,14 @@ std::shared_ptr<SequenceClassifier> make_sequence_classifier(const BertConfig& c
   return std::make_shared<BertForSequenceClassificationImpl>(config, num_labels, init_weights);
 }
 
+std::shared_ptr<TokenClassifier> make_token_classifier(const BertConfig& config, int64_t num_labels,
+                                                       bool init_weights) {
+  if (config.is_modernbert()) {
+    return std::make_shared<ModernBertForTokenClassificationImpl>(config, num_labels, init_weights);
+  }
+  return std::make_shared<BertForTokenClassificationImpl>(config, num_labels, init_weights);
+}
+
 Encoder make_encoder(const BertConfig& config) {
   if (config.is_modernbert()) {
     auto m = std::make_shared<ModernBertModelImpl>(config);

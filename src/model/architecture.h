@@ -15,6 +15,8 @@ namespace bertpt::model {
 std::shared_ptr<MaskedLanguageModel> make_masked_lm(const BertConfig& config, bool init_weights = true);
 std::shared_ptr<SequenceClassifier> make_sequence_classifier(const BertConfig& config, int64_t num_labels,
                                                              bool init_weights = true);
+std::shared_ptr<TokenClassifier> make_token_classifier(const BertConfig& config, int64_t num_labels,
+                                                       bool init_weights = true);
 
 // The bare encoder (BertModel without pooler, or ModernBertModel), uninitialised: its module (to
 // load, move, switch to eval) and its forward, input_ids and attention_mask [B, T] -> [B, T, H].

@@ -208,16 +208,7 @@ BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const BertC
   if (num_labels <= 0) throw BadInput("num_labels must be positive, got " + std::to_string(num_labels));
   bert = register_module("bert", BertModel(config, /*add_pooling_layer=*/true));
   classifier = add_linear(*this, "classifier", config.hidden_size, num_labels);
-  // transformers: config.classifier_dropout when set (not null), else hidden_dropout_prob.
-  classifier_dropout_ = config.hidden_dropout_prob;
-  auto it = config.extra.find("classifier_dropout");
-  if (it != config.extra.end() && it->second != "null") {
-    try {
-      classifier_dropout_ = std::stod(it->second);
-    } catch (const std::exception&) {
-      throw BadInput("config: classifier_dropout must be a number or null, got " + it->second);
-    }
-  }
+  classifier_dropout_ = classifier_dropout_of(config);
   if (init_weights) init_bert_weights(*this, config);
 }
 
@@ -227,7 +218,35 @@ at::Tensor BertForSequenceClassificationImpl::forward(const at::Tensor& input_id
   return linear(maybe_dropout(pooled, classifier_dropout_, is_training()), classifier);      // [B, num_labels]
 }
 
+// ---- BertForTokenClassification
+
+BertForTokenClassificationImpl::BertForTokenClassificationImpl(const BertConfig& config, int64_t num_labels,
+                                                               bool init_weights)
+    : TokenClassifier(config, num_labels) {
+  if (num_labels <= 0) throw BadInput("num_labels must be positive, got " + std::to_string(num_labels));
+  bert = register_module("bert", BertModel(config, /*add_pooling_layer=*/false));
+  classifier = add_linear(*this, "classifier", config.hidden_size, num_labels);
+  classifier_dropout_ = classifier_dropout_of(config);
+  if (init_weights) init_bert_weights(*this, config);
+}
+
+at::Tensor BertForTokenClassificationImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                                                   const at::Tensor& token_type_ids) {
+  at::Tensor hidden = bert->forward(input_ids, attention_mask, token_type_ids);  // [B, T, H]
+  return linear(maybe_dropout(hidden, classifier_dropout_, is_training()), classifier);
+}
+
 // ---- helpers
+
+double classifier_dropout_of(const BertConfig& config) {
+  auto it = config.extra.find("classifier_dropout");
+  if (it == config.extra.end() || it->second == "null") return config.hidden_dropout_prob;
+  try {
+    return std::stod(it->second);
+  } catch (const std::exception&) {
+    throw BadInput("config: classifier_dropout must be a number or null, got " + it->second);
+  }
+}
 
 void init_bert_weights(torch::nn::Module& model, const BertConfig& config) {
   at::NoGradGuard no_grad;

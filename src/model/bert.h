@@ -159,6 +159,28 @@ class BertForSequenceClassificationImpl : public SequenceClassifier {
 };
 TORCH_MODULE(BertForSequenceClassification);
 
+// BERT with a classifier on every token, as transformers' BertForTokenClassification ("bert.*" without
+// a pooler, dropout, "classifier.{weight,bias}").
+class BertForTokenClassificationImpl : public TokenClassifier {
+ public:
+  BertForTokenClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true);
+  // -> [B, T, num_labels]
+  at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
+                     const at::Tensor& token_type_ids = {}) override;
+  std::vector<std::string> head_prefixes() const override { return {"classifier."}; }
+
+  BertModel bert{nullptr};
+  LinearParams classifier;  // [num_labels, H]
+
+ private:
+  double classifier_dropout_ = 0.1;
+};
+TORCH_MODULE(BertForTokenClassification);
+
+// transformers' classifier dropout: config.classifier_dropout when set (not null), else
+// hidden_dropout_prob.
+double classifier_dropout_of(const BertConfig& config);
+
 // HF's initialisation over named parameters: every ".weight" of a Linear or Embedding ~ N(0,
 // initializer_range) (the padding row of word_embeddings zeroed), every bias 0, LayerNorm weight 1.
 // Uses LibTorch's default generator (seed it with torch::manual_seed for reproducible models).

@@ -478,6 +478,10 @@ std::string BertConfig::sequence_classifier_class() const {
   return is_modernbert() ? "ModernBertForSequenceClassification" : "BertForSequenceClassification";
 }
 
+std::string BertConfig::token_classifier_class() const {
+  return is_modernbert() ? "ModernBertForTokenClassification" : "BertForTokenClassification";
+}
+
 BertConfig modernbert_defaults() {
   BertConfig c;
   c.model_type = "modernbert";

@@ -73,6 +73,7 @@ struct BertConfig {
   // "ModernBertForMaskedLM", "BertForSequenceClassification" / "ModernBertForSequenceClassification".
   std::string masked_lm_class() const;
   std::string sequence_classifier_class() const;
+  std::string token_classifier_class() const;  // BertForTokenClassification, ModernBertForTokenClassification
 
   // Throws BadInput naming `source` and the field when a value is out of range or unsupported
   // (e.g. hidden_size not divisible by num_attention_heads).

@@ -297,12 +297,17 @@ std::shared_ptr<MaskedLanguageModel> load_pretrained(const std::string& dir, c10
   return model;
 }
 
-std::shared_ptr<SequenceClassifier> load_sequence_classifier(const std::string& dir, int64_t num_labels,
-                                                             BertConfig* config_out, LoadReport* report) {
+namespace {
+
+// A task model of DIR's config with a head that the file may lack (the constructor initialises it;
+// the file then overwrites what it has). Any missing tensor outside head_prefixes() is an error.
+template <class Model>
+std::shared_ptr<Model> load_with_head(const std::string& dir, int64_t num_labels, BertConfig* config_out,
+                                      LoadReport* report,
+                                      std::shared_ptr<Model> (*make)(const BertConfig&, int64_t, bool)) {
   const std::string weights = checkpoint_weights_path(dir);
   BertConfig config = BertConfig::load((fs::path(dir) / "config.json").string());
-  // The head is initialised by the constructor; the file then overwrites what it has.
-  auto model = make_sequence_classifier(config, num_labels, /*init_weights=*/true);
+  auto model = make(config, num_labels, /*init_weights=*/true);
   LoadReport r = load_safetensors(*model, weights, /*allow_missing=*/true);
   for (const auto& name : r.missing) {
     bool in_head = false;
@@ -315,6 +320,18 @@ std::shared_ptr<SequenceClassifier> load_sequence_classifier(const std::string& 
   if (config_out) *config_out = config;
   if (report) *report = std::move(r);
   return model;
+}
+
+}  // namespace
+
+std::shared_ptr<SequenceClassifier> load_sequence_classifier(const std::string& dir, int64_t num_labels,
+                                                             BertConfig* config_out, LoadReport* report) {
+  return load_with_head<SequenceClassifier>(dir, num_labels, config_out, report, &make_sequence_classifier);
+}
+
+std::shared_ptr<TokenClassifier> load_token_classifier(const std::string& dir, int64_t num_labels,
+                                                       BertConfig* config_out, LoadReport* report) {
+  return load_with_head<TokenClassifier>(dir, num_labels, config_out, report, &make_token_classifier);
 }
 
 }  // namespace bertpt::model

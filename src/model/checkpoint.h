@@ -93,5 +93,9 @@ std::shared_ptr<MaskedLanguageModel> load_pretrained(const std::string& dir,
 std::shared_ptr<SequenceClassifier> load_sequence_classifier(const std::string& dir, int64_t num_labels,
                                                              BertConfig* config_out = nullptr,
                                                              LoadReport* report = nullptr);
+// The same for a token classifier (BertForTokenClassification: head classifier.*;
+// ModernBertForTokenClassification: head.*, classifier.*).
+std::shared_ptr<TokenClassifier> load_token_classifier(const std::string& dir, int64_t num_labels,
+                                                       BertConfig* config_out = nullptr, LoadReport* report = nullptr);
 
 }  // namespace bertpt::model

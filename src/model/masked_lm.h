@@ -80,6 +80,24 @@ class SequenceClassifier : public torch::nn::Module {
   int64_t num_labels_;
 };
 
+// A tagger of every token, as transformers' *ForTokenClassification (NER).
+class TokenClassifier : public torch::nn::Module {
+ public:
+  // -> [B, T, num_labels] logits. Inputs as MaskedLanguageModel::encode.
+  virtual at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
+                             const at::Tensor& token_type_ids = {}) = 0;
+  // The checkpoint key prefixes of the task head: what a pre-trained encoder's file may lack.
+  virtual std::vector<std::string> head_prefixes() const = 0;
+
+  const BertConfig& config() const { return config_; }
+  int64_t num_labels() const { return num_labels_; }
+
+ protected:
+  TokenClassifier(const BertConfig& config, int64_t num_labels) : config_(config), num_labels_(num_labels) {}
+  BertConfig config_;
+  int64_t num_labels_;
+};
+
 // The number of parameters (each tensor once: the tied decoder is not counted twice).
 int64_t count_parameters(const torch::nn::Module& model);
 

@@ -276,6 +276,30 @@ at::Tensor ModernBertForSequenceClassificationImpl::forward(const at::Tensor& in
   return ops::linear(h, classifier_weight, classifier_bias);  // [B, num_labels]
 }
 
+// ---- ModernBertForTokenClassification
+
+ModernBertForTokenClassificationImpl::ModernBertForTokenClassificationImpl(const BertConfig& config, int64_t num_labels,
+                                                                           bool init_weights)
+    : TokenClassifier(config, num_labels) {
+  if (num_labels <= 0) throw BadInput("num_labels must be positive, got " + std::to_string(num_labels));
+  model = register_module("model", ModernBertModel(config));
+  auto head = group(*this, "head");
+  std::tie(head_dense, head_dense_bias) = add_linear(*head, "dense", config.hidden_size, config.hidden_size,
+                                                     config.modern.classifier_bias);
+  std::tie(head_norm, head_norm_bias) = add_norm(*head, "norm", config);
+  std::tie(classifier_weight, classifier_bias) = add_linear(*this, "classifier", config.hidden_size, num_labels,
+                                                            /*bias=*/true);
+  if (init_weights) init_modernbert_weights(*this, config);
+}
+
+at::Tensor ModernBertForTokenClassificationImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                                                         const at::Tensor& /*token_type_ids*/) {
+  at::Tensor hidden = model->forward(input_ids, attention_mask);  // [B, T, H]
+  at::Tensor h = prediction_head(hidden, head_dense, head_dense_bias, head_norm, head_norm_bias, config_);
+  h = ops::dropout(h, config_.modern.classifier_dropout, is_training());
+  return ops::linear(h, classifier_weight, classifier_bias);  // [B, T, num_labels]
+}
+
 // ---- init
 
 void init_modernbert_weights(torch::nn::Module& model, const BertConfig& config) {

@@ -144,6 +144,20 @@ class ModernBertForSequenceClassificationImpl : public SequenceClassifier {
 };
 TORCH_MODULE(ModernBertForSequenceClassification);
 
+// ModernBertForTokenClassification: every token -> head (dense, act, norm) -> dropout -> classifier.
+class ModernBertForTokenClassificationImpl : public TokenClassifier {
+ public:
+  ModernBertForTokenClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true);
+  at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
+                     const at::Tensor& token_type_ids = {}) override;
+  std::vector<std::string> head_prefixes() const override { return {"classifier.", "head."}; }
+
+  ModernBertModel model{nullptr};
+  at::Tensor head_dense, head_dense_bias, head_norm, head_norm_bias;
+  at::Tensor classifier_weight, classifier_bias;  // [num_labels, H], [num_labels]
+};
+TORCH_MODULE(ModernBertForTokenClassification);
+
 // transformers' ModernBertPreTrainedModel._init_weights over named parameters: Wqkv, Wi and the
 // embeddings ~ N(0, σ), the output projections (attn.Wo, mlp.Wo, head.dense, an untied decoder) ~
 // N(0, σ/√(2L)), the classifier ~ N(0, 1/√H), each truncated at ±initializer_cutoff_factor std;
