@@ -20,7 +20,9 @@
 #   5. the pipeline raw text -> trained bert-mini (tokenizer + prepare + K steps), end to end
 #
 # Usage: bench/peers.sh [--size tiny|small|full] [--out DIR] [--threads N] [--doc FILE]
-#   --size small (default): the Wikipedia JSONL sample (5.7 MB); ~45 min on 2 cores
+#   --size small (default): the Wikipedia JSONL sample (5.7 MB); ~55 min on 2 cores with bf16 units
+#     (avx512_bf16 or amx_bf16); without them LibTorch's bf16 matmuls run scalar code on both sides
+#     and the bf16 runs take hours
 #   --size full: all 24 WikiExtractor files (~24 MB) and 10x the training steps; hours
 #   --size tiny: 300 documents, a few steps: checks that the script works (writes OUT/peers.md)
 #   --out DIR: everything the run makes (default runs/peers-SIZE): results/*.json, logs/, the
@@ -99,6 +101,8 @@ export HF_DATASETS_DISABLE_PROGRESS_BARS=1 PYTHONWARNINGS=ignore
 # torch.compile's kernel cache starts empty too: the compiled arm's first step always compiles.
 export TORCHINDUCTOR_CACHE_DIR=$OUT/cache/inductor
 
+grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo ||
+  echo "bench/peers.sh: this CPU has no bf16 units (avx512_bf16, amx_bf16): the bf16 runs will be very slow" >&2
 T_BEGIN=$(date +%s)
 echo "$(date -u '+%F %T') start: size $SIZE, threads $THREADS, out $OUT, load $(cut -d' ' -f1-3 /proc/loadavg)"
 cut -d' ' -f1-3 /proc/loadavg > "$R/load_start.txt"

@@ -149,14 +149,16 @@ class SparseHeadTrainer(Trainer):
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         if return_outputs:
             raise NotImplementedError(f"{PROG}: --sparse-head computes the training loss only (no evaluate())")
-        labels = inputs["labels"].reshape(-1)
-        hidden = model.bert(**{k: v for k, v in inputs.items() if k != "labels"}).last_hidden_state
-        keep = labels != IGNORE_INDEX
-        rows, targets = hidden.reshape(-1, hidden.shape[-1])[keep], labels[keep]
-        if self.compiled:  # the masked-row count changes from batch to batch: one graph for all
-            torch._dynamo.mark_dynamic(rows, 0)
-            torch._dynamo.mark_dynamic(targets, 0)
-        return self.head_loss(rows, targets)
+        # accelerate puts bf16 autocast around model.forward only; this loss does not call forward.
+        with self.accelerator.autocast():
+            labels = inputs["labels"].reshape(-1)
+            hidden = model.bert(**{k: v for k, v in inputs.items() if k != "labels"}).last_hidden_state
+            keep = labels != IGNORE_INDEX
+            rows, targets = hidden.reshape(-1, hidden.shape[-1])[keep], labels[keep]
+            if self.compiled:  # the masked-row count changes from batch to batch: one graph for all
+                torch._dynamo.mark_dynamic(rows, 0)
+                torch._dynamo.mark_dynamic(targets, 0)
+            return self.head_loss(rows, targets)
 
 
 def dynamo_counts():

@@ -56,6 +56,13 @@ def cpu_model():
     return platform.processor()
 
 
+def bf16_units():
+    """The CPU's bf16 matmul units as /proc/cpuinfo names them (LibTorch's fast bf16 kernels need one)."""
+    with open("/proc/cpuinfo") as f:
+        flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    return [x for x in ("avx512_bf16", "amx_bf16") if x in flags]
+
+
 def mem_total():
     with open("/proc/meminfo") as f:
         for line in f:
@@ -140,7 +147,7 @@ def best_config_section(run, bestrows):
     s = L.append
     s("**The peer's best configuration.** The table above is the guide's stack as it comes. Beside it, "
       "the same HF training — same Trainer, collator, `BertForMaskedLM`, data, options, seed, threads and "
-      "steps, in the same run — with the two changes that make the peer fastest "
+      "steps, in the same run — with the two speed-ups the peer has for it "
       "(`bench/peers/hf_train.py --sparse-head [--compile]`):")
     s("")
     s("- **sparse head**: a `Trainer` subclass (`SparseHeadTrainer`) whose `compute_loss` runs "
@@ -162,8 +169,9 @@ def best_config_section(run, bestrows):
       "half way and at the end, as the stock arm does.")
     s("")
     cols = " | ".join(f"HF {names[arm]} steps/s" for arm in ran)
+    firsts = " / ".join(["stock"] + [names[arm] for arm in ran])
     s(f"| model | precision | steps | HF stock steps/s | {cols} | bertpt steps/s | bertpt / HF stock | "
-      "bertpt / HF best | HF first step: stock / best | HF best peak memory | HF best whole command | "
+      f"bertpt / HF best | HF first step: {firsts} | HF best peak memory | HF best whole command | "
       "final loss HF stock / HF best / bertpt |")
     s("|" + "---|" * (11 + len(ran)))
     compile_counts = []
@@ -174,8 +182,10 @@ def best_config_section(run, bestrows):
         mb_ = run.m(f"train_hf_{best}_{model[5:]}_{prec}")
         rates = " | ".join(f"{arms[arm][1]:.3f}" + (" (best)" if arm == best else "") if arm in arms else "—"
                            for arm in ran)
+        first = " / ".join([secs(first_step_hf(h))] + [secs(first_step_hf(arms[arm][0])) if arm in arms else "—"
+                                                       for arm in ran])
         s(f"| {model} | {prec} | {steps} | {hr:.3f} | {rates} | {br:.3f} | {ratio(br / hr)} | {ratio(br / rate_b)} | "
-          f"{secs(first_step_hf(h))} / {secs(first_step_hf(rb))} | {mib(mb_['peak_mem_bytes'])} | "
+          f"{first} | {mib(mb_['peak_mem_bytes'])} | "
           f"{secs(mb_['wall_sec'])} | {h['final_loss']:.3f} / {rb['final_loss']:.3f} / {bloss:.3f} |")
         if "sparse_compiled" in arms:
             compile_counts.append((model, prec, arms["sparse_compiled"][0].get("dynamo", {})))
@@ -195,7 +205,8 @@ def best_config_section(run, bestrows):
                   if {"sparse", "sparse_compiled"} <= set(arms) and arms["sparse_compiled"][1] > arms["sparse"][1]]
         total = sum(1 for r in bestrows if {"sparse", "sparse_compiled"} <= set(r[7]))
         s(f"torch.compile made the sparse-head arm faster in {len(faster)} of {total} rows"
-          + (f" ({', '.join(faster)})" if faster and len(faster) < total else "") + ". "
+          + (f" ({', '.join(faster)})" if faster and len(faster) < total else "")
+          + ("" if len(faster) == total else "; where it did not, HF best is the eager sparse head") + ". "
           "The compiled graphs draw their dropout masks with inductor's own generator, so the compiled arm's "
           "losses differ slightly from the eager arms' at the same seed.")
     s("")
@@ -241,7 +252,9 @@ def main():
       f"`--threads {T}` for bertpt).")
     w("")
     w("- **Machine**: " + f"{cpu_model()}, {os.cpu_count()} cores (`nproc` = {len(os.sched_getaffinity(0))}), "
-      f"{mem_total() / 2**30:.0f} GiB memory, no GPU; {platform.system()} {platform.release()}. "
+      f"{mem_total() / 2**30:.0f} GiB memory, no GPU; {platform.system()} {platform.release()}; bf16 units: "
+      + (", ".join(bf16_units()) if bf16_units() else "none (no avx512_bf16 or amx_bf16: LibTorch's bf16 matmuls "
+         "run scalar code, on both sides, so the bf16 rows measure that fallback)") + ". "
       f"Load average {load_start[0]} at the start and {load_end[0]} at the end (1 min; the machine may be "
       f"shared: read the ratios, measured minutes apart, rather than the absolute numbers).")
     rev = open(os.path.join(run.res, "bertpt_rev.txt")).read().strip()
@@ -601,7 +614,7 @@ def main():
     w("## Rerunning")
     w("")
     w("```sh")
-    w("bench/peers.sh                 # --size small (the default): this page, ~45 min on 2 cores")
+    w("bench/peers.sh                 # --size small (the default): this page, ~55 min on 2 cores with bf16 units")
     w("bench/peers.sh --size full     # all 24 Wikipedia files (~24 MB), 10x the training steps: hours")
     w("bench/peers.sh --size tiny     # a smoke test of the script (writes OUT/peers.md, not this page)")
     w("```")

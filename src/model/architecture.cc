@@ -12,17 +12,15 @@ std::shared_ptr<MaskedLanguageModel> make_masked_lm(const BertConfig& config, bo
 
 std::shared_ptr<SequenceClassifier> make_sequence_classifier(const BertConfig& config, int64_t num_labels,
                                                              bool init_weights) {
-  if (config.is_modernbert()) {
+  if (config.is_modernbert())
     return std::make_shared<ModernBertForSequenceClassificationImpl>(config, num_labels, init_weights);
-  }
   return std::make_shared<BertForSequenceClassificationImpl>(config, num_labels, init_weights);
 }
 
 std::shared_ptr<TokenClassifier> make_token_classifier(const BertConfig& config, int64_t num_labels,
                                                        bool init_weights) {
-  if (config.is_modernbert()) {
+  if (config.is_modernbert())
     return std::make_shared<ModernBertForTokenClassificationImpl>(config, num_labels, init_weights);
-  }
   return std::make_shared<BertForTokenClassificationImpl>(config, num_labels, init_weights);
 }
 

@@ -200,40 +200,27 @@ at::Tensor BertForMaskedLMImpl::encode(const at::Tensor& input_ids, const at::Te
 
 void BertForMaskedLMImpl::set_attention_kernel(AttentionKernel kernel) { bert->set_attention_kernel(kernel); }
 
-// ---- BertForSequenceClassification
+// ---- BertForSequenceClassification, BertForTokenClassification
 
-BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const BertConfig& config, int64_t num_labels,
-                                                                     bool init_weights)
-    : SequenceClassifier(config, num_labels) {
+BertClassifierImpl::BertClassifierImpl(const BertConfig& config, int64_t num_labels, bool per_token, bool init_weights)
+    : Classifier(config, num_labels, per_token) {
   if (num_labels <= 0) throw BadInput("num_labels must be positive, got " + std::to_string(num_labels));
-  bert = register_module("bert", BertModel(config, /*add_pooling_layer=*/true));
+  bert = register_module("bert", BertModel(config, /*add_pooling_layer=*/!per_token));
   classifier = add_linear(*this, "classifier", config.hidden_size, num_labels);
   classifier_dropout_ = classifier_dropout_of(config);
   if (init_weights) init_bert_weights(*this, config);
 }
 
-at::Tensor BertForSequenceClassificationImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
-                                                      const at::Tensor& token_type_ids) {
-  at::Tensor pooled = bert->pool(bert->forward(input_ids, attention_mask, token_type_ids));  // [B, H]
-  return linear(maybe_dropout(pooled, classifier_dropout_, is_training()), classifier);      // [B, num_labels]
-}
-
-// ---- BertForTokenClassification
-
-BertForTokenClassificationImpl::BertForTokenClassificationImpl(const BertConfig& config, int64_t num_labels,
-                                                               bool init_weights)
-    : TokenClassifier(config, num_labels) {
-  if (num_labels <= 0) throw BadInput("num_labels must be positive, got " + std::to_string(num_labels));
-  bert = register_module("bert", BertModel(config, /*add_pooling_layer=*/false));
-  classifier = add_linear(*this, "classifier", config.hidden_size, num_labels);
-  classifier_dropout_ = classifier_dropout_of(config);
-  if (init_weights) init_bert_weights(*this, config);
-}
-
-at::Tensor BertForTokenClassificationImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
-                                                   const at::Tensor& token_type_ids) {
+at::Tensor BertClassifierImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                                       const at::Tensor& token_type_ids) {
   at::Tensor hidden = bert->forward(input_ids, attention_mask, token_type_ids);  // [B, T, H]
+  if (!per_token_) hidden = bert->pool(hidden);                                  // [B, H]
   return linear(maybe_dropout(hidden, classifier_dropout_, is_training()), classifier);
+}
+
+std::vector<std::string> BertClassifierImpl::head_prefixes() const {
+  if (per_token_) return {"classifier."};
+  return {"classifier.", "bert.pooler."};
 }
 
 // ---- helpers

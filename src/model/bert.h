@@ -140,16 +140,16 @@ class BertForMaskedLMImpl : public MaskedLanguageModel {
 };
 TORCH_MODULE(BertForMaskedLM);
 
-// BERT with a classifier on the pooled first token, as transformers' BertForSequenceClassification
-// ("bert.*" incl. "bert.pooler.dense", plus "classifier.{weight,bias}").
-class BertForSequenceClassificationImpl : public SequenceClassifier {
+// BERT with a classifier, as transformers' BertForSequenceClassification ("bert.*" incl.
+// "bert.pooler.dense": the pooled first token) or, per_token, BertForTokenClassification ("bert.*"
+// without a pooler: every token); then dropout and "classifier.{weight,bias}".
+class BertClassifierImpl : public Classifier {
  public:
-  BertForSequenceClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true);
-  // -> [B, num_labels]
+  BertClassifierImpl(const BertConfig& config, int64_t num_labels, bool per_token, bool init_weights = true);
   at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
                      const at::Tensor& token_type_ids = {}) override;
-  // "classifier." and "bert.pooler." (a MaskedLM checkpoint has no pooler).
-  std::vector<std::string> head_prefixes() const override { return {"classifier.", "bert.pooler."}; }
+  // "classifier." (and "bert.pooler.": a MaskedLM checkpoint has no pooler).
+  std::vector<std::string> head_prefixes() const override;
 
   BertModel bert{nullptr};
   LinearParams classifier;  // [num_labels, H]
@@ -157,23 +157,18 @@ class BertForSequenceClassificationImpl : public SequenceClassifier {
  private:
   double classifier_dropout_ = 0.1;
 };
+
+class BertForSequenceClassificationImpl : public BertClassifierImpl {
+ public:
+  BertForSequenceClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true)
+      : BertClassifierImpl(config, num_labels, /*per_token=*/false, init_weights) {}
+};
 TORCH_MODULE(BertForSequenceClassification);
 
-// BERT with a classifier on every token, as transformers' BertForTokenClassification ("bert.*" without
-// a pooler, dropout, "classifier.{weight,bias}").
-class BertForTokenClassificationImpl : public TokenClassifier {
+class BertForTokenClassificationImpl : public BertClassifierImpl {
  public:
-  BertForTokenClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true);
-  // -> [B, T, num_labels]
-  at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
-                     const at::Tensor& token_type_ids = {}) override;
-  std::vector<std::string> head_prefixes() const override { return {"classifier."}; }
-
-  BertModel bert{nullptr};
-  LinearParams classifier;  // [num_labels, H]
-
- private:
-  double classifier_dropout_ = 0.1;
+  BertForTokenClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true)
+      : BertClassifierImpl(config, num_labels, /*per_token=*/true, init_weights) {}
 };
 TORCH_MODULE(BertForTokenClassification);
 

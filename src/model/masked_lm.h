@@ -62,10 +62,13 @@ class MaskedLanguageModel : public torch::nn::Module {
   BertConfig config_;
 };
 
-// A classifier of whole sequences, as transformers' *ForSequenceClassification.
-class SequenceClassifier : public torch::nn::Module {
+// A classification head on the encoder: one row of logits per sequence, as transformers'
+// *ForSequenceClassification (from the pooled first token, or ModernBERT's mean), or one per token, as
+// *ForTokenClassification (NER).
+class Classifier : public torch::nn::Module {
  public:
-  // -> [B, num_labels] logits. Inputs as MaskedLanguageModel::encode.
+  // -> [B, num_labels] logits, or [B, T, num_labels] when per_token(). Inputs as
+  // MaskedLanguageModel::encode.
   virtual at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
                              const at::Tensor& token_type_ids = {}) = 0;
   // The checkpoint key prefixes of the task head: what a pre-trained encoder's file may lack.
@@ -73,30 +76,17 @@ class SequenceClassifier : public torch::nn::Module {
 
   const BertConfig& config() const { return config_; }
   int64_t num_labels() const { return num_labels_; }
+  bool per_token() const { return per_token_; }
 
  protected:
-  SequenceClassifier(const BertConfig& config, int64_t num_labels) : config_(config), num_labels_(num_labels) {}
+  Classifier(const BertConfig& config, int64_t num_labels, bool per_token)
+      : config_(config), num_labels_(num_labels), per_token_(per_token) {}
   BertConfig config_;
   int64_t num_labels_;
+  bool per_token_;
 };
-
-// A tagger of every token, as transformers' *ForTokenClassification (NER).
-class TokenClassifier : public torch::nn::Module {
- public:
-  // -> [B, T, num_labels] logits. Inputs as MaskedLanguageModel::encode.
-  virtual at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
-                             const at::Tensor& token_type_ids = {}) = 0;
-  // The checkpoint key prefixes of the task head: what a pre-trained encoder's file may lack.
-  virtual std::vector<std::string> head_prefixes() const = 0;
-
-  const BertConfig& config() const { return config_; }
-  int64_t num_labels() const { return num_labels_; }
-
- protected:
-  TokenClassifier(const BertConfig& config, int64_t num_labels) : config_(config), num_labels_(num_labels) {}
-  BertConfig config_;
-  int64_t num_labels_;
-};
+using SequenceClassifier = Classifier;  // per_token() false
+using TokenClassifier = Classifier;     // per_token() true
 
 // The number of parameters (each tensor once: the tied decoder is not counted twice).
 int64_t count_parameters(const torch::nn::Module& model);

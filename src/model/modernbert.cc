@@ -243,11 +243,11 @@ at::Tensor ModernBertForMaskedLMImpl::predict(const at::Tensor& hidden) {
   return ops::linear(t, decoder_weight.defined() ? decoder_weight : model->tok_embeddings, decoder_bias);
 }
 
-// ---- ModernBertForSequenceClassification
+// ---- ModernBertForSequenceClassification, ModernBertForTokenClassification
 
-ModernBertForSequenceClassificationImpl::ModernBertForSequenceClassificationImpl(const BertConfig& config,
-                                                                                 int64_t num_labels, bool init_weights)
-    : SequenceClassifier(config, num_labels) {
+ModernBertClassifierImpl::ModernBertClassifierImpl(const BertConfig& config, int64_t num_labels, bool per_token,
+                                                   bool init_weights)
+    : Classifier(config, num_labels, per_token) {
   if (num_labels <= 0) throw BadInput("num_labels must be positive, got " + std::to_string(num_labels));
   model = register_module("model", ModernBertModel(config));
   auto head = group(*this, "head");
@@ -259,45 +259,20 @@ ModernBertForSequenceClassificationImpl::ModernBertForSequenceClassificationImpl
   if (init_weights) init_modernbert_weights(*this, config);
 }
 
-at::Tensor ModernBertForSequenceClassificationImpl::forward(const at::Tensor& input_ids,
-                                                            const at::Tensor& attention_mask,
-                                                            const at::Tensor& /*token_type_ids*/) {
-  at::Tensor hidden = model->forward(input_ids, attention_mask);  // [B, T, H]
-  at::Tensor pooled;                                              // [B, H]
-  if (config_.modern.classifier_pooling == "mean") {
-    at::Tensor keep = attention_mask.defined() ? attention_mask.to(hidden.scalar_type())
-                                               : at::ones({hidden.size(0), hidden.size(1)}, hidden.options());
-    pooled = (hidden * keep.unsqueeze(-1)).sum(1) / keep.sum(1, /*keepdim=*/true);
-  } else {
-    pooled = hidden.select(1, 0);
-  }
-  at::Tensor h = prediction_head(pooled, head_dense, head_dense_bias, head_norm, head_norm_bias, config_);
-  h = ops::dropout(h, config_.modern.classifier_dropout, is_training());
-  return ops::linear(h, classifier_weight, classifier_bias);  // [B, num_labels]
+at::Tensor ModernBertClassifierImpl::pool(const at::Tensor& hidden, const at::Tensor& attention_mask) const {
+  if (config_.modern.classifier_pooling != "mean") return hidden.select(1, 0);
+  at::Tensor keep = attention_mask.defined() ? attention_mask.to(hidden.scalar_type())
+                                             : at::ones({hidden.size(0), hidden.size(1)}, hidden.options());
+  return (hidden * keep.unsqueeze(-1)).sum(1) / keep.sum(1, /*keepdim=*/true);
 }
 
-// ---- ModernBertForTokenClassification
-
-ModernBertForTokenClassificationImpl::ModernBertForTokenClassificationImpl(const BertConfig& config, int64_t num_labels,
-                                                                           bool init_weights)
-    : TokenClassifier(config, num_labels) {
-  if (num_labels <= 0) throw BadInput("num_labels must be positive, got " + std::to_string(num_labels));
-  model = register_module("model", ModernBertModel(config));
-  auto head = group(*this, "head");
-  std::tie(head_dense, head_dense_bias) = add_linear(*head, "dense", config.hidden_size, config.hidden_size,
-                                                     config.modern.classifier_bias);
-  std::tie(head_norm, head_norm_bias) = add_norm(*head, "norm", config);
-  std::tie(classifier_weight, classifier_bias) = add_linear(*this, "classifier", config.hidden_size, num_labels,
-                                                            /*bias=*/true);
-  if (init_weights) init_modernbert_weights(*this, config);
-}
-
-at::Tensor ModernBertForTokenClassificationImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
-                                                         const at::Tensor& /*token_type_ids*/) {
+at::Tensor ModernBertClassifierImpl::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                                             const at::Tensor& /*token_type_ids*/) {
   at::Tensor hidden = model->forward(input_ids, attention_mask);  // [B, T, H]
+  if (!per_token_) hidden = pool(hidden, attention_mask);         // [B, H]
   at::Tensor h = prediction_head(hidden, head_dense, head_dense_bias, head_norm, head_norm_bias, config_);
   h = ops::dropout(h, config_.modern.classifier_dropout, is_training());
-  return ops::linear(h, classifier_weight, classifier_bias);  // [B, T, num_labels]
+  return ops::linear(h, classifier_weight, classifier_bias);
 }
 
 // ---- init

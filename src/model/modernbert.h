@@ -129,10 +129,11 @@ class ModernBertForMaskedLMImpl : public MaskedLanguageModel {
 TORCH_MODULE(ModernBertForMaskedLM);
 
 // ModernBertForSequenceClassification: pooled (config classifier_pooling: the first token, or the
-// mean over attended tokens) -> head (dense, act, norm) -> dropout -> classifier (with bias).
-class ModernBertForSequenceClassificationImpl : public SequenceClassifier {
+// mean over attended tokens), or per_token ModernBertForTokenClassification: every token; then head
+// (dense, act, norm) -> dropout -> classifier (with bias).
+class ModernBertClassifierImpl : public Classifier {
  public:
-  ModernBertForSequenceClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true);
+  ModernBertClassifierImpl(const BertConfig& config, int64_t num_labels, bool per_token, bool init_weights = true);
   at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
                      const at::Tensor& token_type_ids = {}) override;
   // "classifier." and "head." (an MLM checkpoint's head.* is loaded, as transformers does).
@@ -141,20 +142,22 @@ class ModernBertForSequenceClassificationImpl : public SequenceClassifier {
   ModernBertModel model{nullptr};
   at::Tensor head_dense, head_dense_bias, head_norm, head_norm_bias;
   at::Tensor classifier_weight, classifier_bias;  // [num_labels, H], [num_labels]
+
+ private:
+  at::Tensor pool(const at::Tensor& hidden, const at::Tensor& attention_mask) const;  // [B, T, H] -> [B, H]
+};
+
+class ModernBertForSequenceClassificationImpl : public ModernBertClassifierImpl {
+ public:
+  ModernBertForSequenceClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true)
+      : ModernBertClassifierImpl(config, num_labels, /*per_token=*/false, init_weights) {}
 };
 TORCH_MODULE(ModernBertForSequenceClassification);
 
-// ModernBertForTokenClassification: every token -> head (dense, act, norm) -> dropout -> classifier.
-class ModernBertForTokenClassificationImpl : public TokenClassifier {
+class ModernBertForTokenClassificationImpl : public ModernBertClassifierImpl {
  public:
-  ModernBertForTokenClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true);
-  at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
-                     const at::Tensor& token_type_ids = {}) override;
-  std::vector<std::string> head_prefixes() const override { return {"classifier.", "head."}; }
-
-  ModernBertModel model{nullptr};
-  at::Tensor head_dense, head_dense_bias, head_norm, head_norm_bias;
-  at::Tensor classifier_weight, classifier_bias;  // [num_labels, H], [num_labels]
+  ModernBertForTokenClassificationImpl(const BertConfig& config, int64_t num_labels, bool init_weights = true)
+      : ModernBertClassifierImpl(config, num_labels, /*per_token=*/true, init_weights) {}
 };
 TORCH_MODULE(ModernBertForTokenClassification);
 

@@ -57,11 +57,15 @@ TEST_F(GlueTest, FineTunesEveryTaskFoundAndTabulatesTheirDevScores) {
       EXPECT_DOUBLE_EQ(row["metrics"][m].get<double>(), results[key].get<double>()) << task << " " << m;
       mean += results[key].get<double>() / double(metrics.size());
     }
-    if (!row["score"].is_null()) EXPECT_NEAR(row["score"].get<double>(), mean, 1e-12) << task;
+    if (!row["score"].is_null()) {
+      EXPECT_NEAR(row["score"].get<double>(), mean, 1e-12) << task;
+    }
     sum += row["score"].is_null() ? 0 : row["score"].get<double>();
     EXPECT_EQ(results["options"]["valid"], "");  // the last epoch, as run_glue.py reports it
   }
-  if (!table["average"].is_null()) EXPECT_NEAR(table["average"].get<double>(), sum / 4, 1e-12);
+  if (!table["average"].is_null()) {
+    EXPECT_NEAR(table["average"].get<double>(), sum / 4, 1e-12);
+  }
   // Each task's head: STS-B a regression, CoLA read from its two columns without a header.
   const nlohmann::json stsb = nlohmann::json::parse(read_file(dir.file("out/STS-B/best/config.json")));
   EXPECT_EQ(stsb["problem_type"], "regression");

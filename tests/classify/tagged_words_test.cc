@@ -66,8 +66,11 @@ TEST(TaggedWords, LabelsGoOnTheFirstSubTokenOfEachWord) {
   }
   size_t labelled = 0;
   for (size_t i = 0; i < labels.size(); ++i) {
-    if (labels[i] != -100) ++labelled;
-    else if (e.word_of[i] >= 0) EXPECT_NE(e.first_token[size_t(e.word_of[i])], int32_t(i));  // a later sub-token
+    if (labels[i] != -100) {
+      ++labelled;
+    } else if (e.word_of[i] >= 0) {
+      EXPECT_NE(e.first_token[size_t(e.word_of[i])], int32_t(i));  // a later sub-token
+    }
   }
   EXPECT_EQ(labelled, words.size());
   // Truncated: [CLS] + 2 tokens + [SEP]; the words cut off have no first token.
@@ -114,7 +117,9 @@ TEST(TaggedWordsPeer, IdsAndWordIdsEqualHuggingFaceOnPreTokenizedInput) {
       ++n;
     }
     EXPECT_EQ(n, s.size());
-    if (max_len == 24) EXPECT_GT(truncated, n / 4);  // the cut is exercised
+    if (max_len == 24) {
+      EXPECT_GT(truncated, n / 4);  // the cut is exercised
+    }
   }
 }
 
