@@ -13,11 +13,8 @@
 #include <ATen/core/grad_mode.h>
 
 #include "classify/classify.h"
-#include "classify/encode.h"
-#include "classify/label_map.h"
-#include "classify/metrics.h"
-#include "classify/problem_type.h"
-#include "classify/regression_metrics.h"
+#include "classify/finetune_task.h"
+#include "classify/sequence_task.h"
 #include "common/atomic_file.h"
 #include "common/dir_lock.h"
 #include "common/error.h"
@@ -48,27 +45,6 @@ using engine::seconds_since;
 
 namespace {
 
-// One labelled split, read, mapped to class ids and encoded.
-struct Split {
-  std::string path;
-  std::vector<classify::Example> examples;
-  std::vector<int64_t> labels;  // class ids (classification)
-  std::vector<double> targets;  // numbers (regression)
-  std::vector<classify::EncodedExample> encoded;
-  int64_t truncated = 0;
-};
-
-Split load_split(const std::string& path, const classify::LabeledDataOptions& data, const classify::LabelMap* labels,
-                 ProblemType type, const tokenizer::Tokenizer& tok, int64_t max_len) {
-  Split s;
-  s.path = path;
-  s.examples = classify::read_labeled_data(path, data, /*require_label=*/true);
-  if (type == ProblemType::Regression) s.targets = regression_targets(s.examples, path);
-  else if (labels) s.labels = labels->ids_of(s.examples, path);
-  s.encoded = classify::encode_examples(tok, s.examples, !data.text_pair_field.empty(), size_t(max_len), &s.truncated);
-  return s;
-}
-
 // A deterministic shuffle (the same on every rank and platform): Fisher-Yates driven by mix64.
 std::vector<size_t> epoch_order(size_t n, uint64_t seed, int64_t epoch) {
   std::vector<size_t> order(n);
@@ -79,78 +55,6 @@ std::vector<size_t> epoch_order(size_t n, uint64_t seed, int64_t epoch) {
     std::swap(order[i - 1], order[state % i]);
   }
   return order;
-}
-
-struct SplitEval {
-  bool regression = false;
-  classify::ClassificationMetrics metrics;  // classification
-  double majority_accuracy = 0;             // predicting the most frequent training label for everything
-  RegressionMetrics values;                 // regression
-
-  double score(const std::string& metric) const { return regression ? values.get(metric) : metrics.get(metric); }
-  nlohmann::json to_json() const;
-  // The headline metrics as PREFIX_NAME keys of `record` (valid_accuracy, test_pearson, ...).
-  void add_flat(nlohmann::json& record, const std::string& prefix) const;
-};
-
-nlohmann::json SplitEval::to_json() const {
-  if (regression) return values.to_json();
-  nlohmann::json j = metrics.to_json();
-  j["majority_accuracy"] = majority_accuracy;
-  return j;
-}
-
-void SplitEval::add_flat(nlohmann::json& record, const std::string& prefix) const {
-  const nlohmann::json j = to_json();
-  const std::vector<const char*> keys = regression ? std::vector<const char*>{"pearson", "spearman", "mse"}
-                                                   : std::vector<const char*>{"accuracy", "macro_f1", "mcc",
-                                                                              "binary_f1", "majority_accuracy"};
-  for (const char* key : keys) {
-    if (j.contains(key)) record[prefix + "_" + key] = j[key];
-  }
-}
-
-// Sharded regression evaluation: rank r predicts examples r, r + world, ...; the predictions are
-// summed into one vector (zeros elsewhere), so every rank scores all of them.
-SplitEval evaluate_regression(model::SequenceClassifier& model, const Split& split, const ClassifyOptions& co,
-                              engine::Collectives& coll) {
-  std::vector<size_t> mine;
-  for (size_t i = size_t(coll.rank()); i < split.encoded.size(); i += size_t(coll.world_size())) mine.push_back(i);
-  std::vector<double> predicted(split.encoded.size(), 0.0);
-  if (!mine.empty()) {
-    const at::Tensor out = classify(model, split.encoded, mine, co).to(at::kDouble).contiguous();
-    for (size_t i = 0; i < mine.size(); ++i) predicted[mine[i]] = out.data_ptr<double>()[i];
-  }
-  coll.sum(predicted);
-  SplitEval e;
-  e.regression = true;
-  e.values = regression_metrics(split.targets, predicted);
-  return e;
-}
-
-// Sharded evaluation: rank r classifies examples r, r + world, ...; the confusion matrices are summed.
-SplitEval evaluate_split(model::SequenceClassifier& model, const Split& split, const classify::LabelMap& labels,
-                         int64_t majority, const ClassifyOptions& co, engine::Collectives& coll) {
-  std::vector<size_t> mine;
-  for (size_t i = size_t(coll.rank()); i < split.encoded.size(); i += size_t(coll.world_size())) mine.push_back(i);
-  const size_t k = labels.size();
-  std::vector<double> counts(k * k, 0.0);
-  if (!mine.empty()) {
-    at::Tensor predicted = classify(model, split.encoded, mine, co).argmax(1);
-    const int64_t* p = predicted.data_ptr<int64_t>();
-    for (size_t i = 0; i < mine.size(); ++i) counts[size_t(split.labels[mine[i]]) * k + size_t(p[i])] += 1;
-  }
-  coll.sum(counts);
-  classify::ConfusionMatrix cm(k);
-  int64_t hits = 0;
-  for (size_t g = 0; g < k; ++g) {
-    for (size_t q = 0; q < k; ++q) cm.add(int64_t(g), int64_t(q), int64_t(counts[g * k + q]));
-  }
-  for (int64_t l : split.labels) hits += l == majority ? 1 : 0;
-  SplitEval e;
-  e.metrics = cm.metrics(labels.labels());
-  e.majority_accuracy = split.labels.empty() ? 0.0 : double(hits) / double(split.labels.size());
-  return e;
 }
 
 // The dropout stream of micro-step `micro` of step `step` on `rank` (micro-step 0: the stream of
@@ -182,68 +86,19 @@ std::string resolve_tokenizer_dir(const FinetuneOptions& o) {
   return o.model;
 }
 
-// The labelled splits, encoded, with the label map of the training split.
-struct LabelledData {
-  ProblemType type = ProblemType::SingleLabel;
-  Split train;
-  std::optional<Split> valid, test;
-  LabelMap labels;                 // regression: the one output, LABEL_0 (transformers' name for it)
-  std::vector<int64_t> per_class;  // training examples per label
-  int64_t majority = 0;            // the most frequent training label
-  int64_t truncated() const { return train.truncated + (valid ? valid->truncated : 0) + (test ? test->truncated : 0); }
-};
-
-LabelledData load_data(const FinetuneOptions& o, const tokenizer::Tokenizer& tok) {
-  LabelledData d;
-  d.train = load_split(o.train, o.data, nullptr, ProblemType::SingleLabel, tok, o.max_seq_len);
-  d.type = resolve_problem_type(o.problem_type, d.train.examples);
-  if (d.type == ProblemType::Regression) {
-    d.train.targets = regression_targets(d.train.examples, o.train);
-    d.labels = LabelMap::from_labels({"LABEL_0"}, o.train);
-  } else {
-    d.labels = LabelMap::from_examples(d.train.examples, o.train);
-    d.train.labels = d.labels.ids_of(d.train.examples, o.train);
-  }
-  if (!o.valid.empty()) d.valid = load_split(o.valid, o.data, &d.labels, d.type, tok, o.max_seq_len);
-  if (!o.test.empty()) d.test = load_split(o.test, o.data, &d.labels, d.type, tok, o.max_seq_len);
-  d.per_class.assign(d.labels.size(), 0);
-  for (int64_t l : d.train.labels) d.per_class[size_t(l)]++;
-  d.majority = int64_t(std::max_element(d.per_class.begin(), d.per_class.end()) - d.per_class.begin());
-  return d;
-}
-
-std::string data_summary(const LabelledData& d, int64_t max_seq_len) {
-  std::string m = "data: " + std::to_string(d.train.examples.size()) + " train";
-  if (d.valid) m += ", " + std::to_string(d.valid->examples.size()) + " valid";
-  if (d.test) m += ", " + std::to_string(d.test->examples.size()) + " test";
-  if (d.type == ProblemType::Regression) {
-    const auto [lo, hi] = std::minmax_element(d.train.targets.begin(), d.train.targets.end());
-    char range[96];
-    std::snprintf(range, sizeof range, " examples; regression, training targets %g to %g", *lo, *hi);
-    m += range;
-  } else {
-    m += " examples; " + std::to_string(d.labels.size()) + " labels:";
-    for (size_t i = 0; i < d.labels.size(); ++i) {
-      m += " " + d.labels.label(int64_t(i)) + " (" + std::to_string(d.per_class[i]) + ")";
-    }
-  }
-  if (d.truncated() > 0) {
-    m += "; " + std::to_string(d.truncated()) + " examples truncated to --max-seq-len " + std::to_string(max_seq_len);
-  }
-  return m;
-}
-
 // A checkpoint's encoder with a new head, or a random initialisation from a preset; checked against
 // the tokenizer and --max-seq-len.
-std::shared_ptr<model::SequenceClassifier> make_classifier(const FinetuneOptions& o, const tokenizer::Tokenizer& tok,
-                                                           const std::string& tok_dir, int64_t num_labels,
-                                                           model::BertConfig& config, const Message& message) {
+std::shared_ptr<model::Classifier> make_classifier(const FinetuneOptions& o, const tokenizer::Tokenizer& tok,
+                                                   const std::string& tok_dir, const FinetuneTask& task,
+                                                   model::BertConfig& config, const Message& message) {
   at::manual_seed(o.seed);
   std::error_code ec;
-  std::shared_ptr<model::SequenceClassifier> classifier;
+  std::shared_ptr<model::Classifier> classifier;
+  const int64_t num_labels = task.num_labels();
   if (fs::is_directory(o.model, ec)) {
     model::LoadReport report;
-    classifier = model::load_sequence_classifier(o.model, num_labels, &config, &report);
+    classifier = task.per_token() ? model::load_token_classifier(o.model, num_labels, &config, &report)
+                                  : model::load_sequence_classifier(o.model, num_labels, &config, &report);
     if (!report.missing.empty()) {
       message("initialised a new classification head (" + std::to_string(report.missing.size()) +
               " tensors not in the checkpoint, e.g. " + report.missing.front() + ")");
@@ -251,7 +106,8 @@ std::shared_ptr<model::SequenceClassifier> make_classifier(const FinetuneOptions
   } else {
     config = model::resolve_model_config(o.model);
     config.vocab_size = int64_t(tok.vocab_size());
-    classifier = model::make_sequence_classifier(config, num_labels);
+    classifier = task.per_token() ? model::make_token_classifier(config, num_labels)
+                                  : model::make_sequence_classifier(config, num_labels);
     message("random initialisation from " + o.model + " (no pre-training)");
   }
   if (config.vocab_size != int64_t(tok.vocab_size())) {
@@ -266,8 +122,8 @@ std::shared_ptr<model::SequenceClassifier> make_classifier(const FinetuneOptions
   return classifier;
 }
 
-// One fine-tuning run: the task's side of the engine (examples, the classification loss, evaluation
-// per epoch, best/ and the report), with the optimizer step itself in engine::StepRunner.
+// One fine-tuning run: the epoch loop around a task (classify/finetune_task.h) — evaluation per
+// epoch, best/, checkpoints and the report — with the optimizer step itself in engine::StepRunner.
 // Every epoch is ceil(N / global batch) steps; with several ranks the last batch is filled up from
 // the epoch's start (as torch's DistributedSampler pads), so every rank has the same number of examples.
 class Finetuning {
@@ -285,14 +141,14 @@ class Finetuning {
   nlohmann::json trainer_state(double epoch_loss) const;
   std::string save(double epoch_loss);
   std::string model_card(const nlohmann::json& report) const;
-  engine::MicroForward classify_forward(const std::vector<size_t>& order, int64_t first, int64_t count);
-  at::Tensor gold_of(const std::vector<size_t>& examples) const;
+  // The training examples of step `s` of an epoch in `order` (the global batch, before its split into
+  // ranks and micro-batches).
+  std::vector<size_t> global_batch(const std::vector<size_t>& order, int64_t s) const;
+  engine::MicroForward classify_forward(const std::vector<size_t>& batch);
   bool evaluate_epoch(int64_t epoch, double loss_sum, double seconds);
   nlohmann::json report(std::vector<SplitReport>& splits);
-  SplitEval evaluate(const Split& split) {
-    if (data_.type == ProblemType::Regression)
-      return evaluate_regression(*model_, split, classify_options_, run_.collectives());
-    return evaluate_split(*model_, split, data_.labels, data_.majority, classify_options_, run_.collectives());
+  SplitScores evaluate(const std::string& split) {
+    return task_->evaluate(*model_, split, metric_, classify_options_, run_.collectives());
   }
   void log(const nlohmann::json& record) { run_.log(record); }
   void message(const std::string& m) const { run_.message(m); }
@@ -302,10 +158,10 @@ class Finetuning {
   engine::TrainingRun run_;  // the process, OUT, the optimizer and the step (engine/training_run.h)
   const std::string tok_dir_;
   const tokenizer::Tokenizer tok_;
-  const LabelledData data_;
+  const std::unique_ptr<FinetuneTask> task_;
   const std::string metric_;  // --metric-for-best for this task
   model::BertConfig config_;
-  std::shared_ptr<model::SequenceClassifier> model_;
+  std::shared_ptr<model::Classifier> model_;
   ClassifyOptions classify_options_;
   engine::LrSchedule schedule_;
   int64_t n_ = 0, global_batch_ = 0, steps_per_epoch_ = 0, step_ = 0;
@@ -325,9 +181,9 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
       run_(engine::run_spec_of(o_), hooks),
       tok_dir_(resolve_tokenizer_dir(options)),
       tok_(tokenizer::load_tokenizer(tok_dir_)),
-      data_(load_data(options, tok_)),
-      metric_(metric_for_best(options.metric_for_best, data_.type)) {
-  message(data_summary(data_, o_.max_seq_len));
+      task_(make_finetune_task(options, tok_)),
+      metric_(task_->metric_for_best(options.metric_for_best)) {
+  message(task_->data_summary());
   out_ = fs::path(o_.output_dir);
   best_dir_ = out_ / "best";
   // One fine-tuning per OUT directory at a time; taken before an earlier run's files may be removed.
@@ -335,7 +191,7 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
   resume_dir_ = run_.find_resume_checkpoint();
   run_.claim_output_dir(!resume_dir_.empty(), {"best", "results.json"}, "a fine-tuned model or an unfinished run");
   build_model();
-  n_ = int64_t(data_.train.examples.size());
+  n_ = task_->train_size();
   global_batch_ = o_.per_device_batch_size * o_.grad_accum * run_.world();
   steps_per_epoch_ = (n_ + global_batch_ - 1) / global_batch_;
   const int64_t total_steps = steps_per_epoch_ * o_.epochs;
@@ -352,12 +208,8 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
 }
 
 void Finetuning::build_model() {
-  model_ = make_classifier(o_, tok_, tok_dir_, int64_t(data_.labels.size()), config_,
-                           [this](const std::string& m) { message(m); });
-  config_.architectures = {config_.sequence_classifier_class()};
-  config_.extra["id2label"] = data_.labels.id2label_json().dump();
-  config_.extra["label2id"] = data_.labels.label2id_json().dump();
-  config_.extra["problem_type"] = nlohmann::json(problem_type_name(data_.type)).dump();
+  model_ = make_classifier(o_, tok_, tok_dir_, *task_, config_, [this](const std::string& m) { message(m); });
+  task_->describe(config_);
   if (!resume_dir_.empty()) {
     at::NoGradGuard no_grad;
     model::load_safetensors(*model_, (fs::path(resume_dir_) / "model.safetensors").string());
@@ -431,23 +283,25 @@ std::string metric_text(const nlohmann::json& v) { return v.is_number() ? std::t
 // The card of the fine-tuned model (engine/model_card.h): the options, the data, the epochs so far
 // and, given results.json's `report`, the best model's metrics on valid and test.
 std::string Finetuning::model_card(const nlohmann::json& report) const {
+  const TaskCard task = task_->card();
+  const std::string auto_class = task_->per_token() ? "AutoModelForTokenClassification"
+                                                    : "AutoModelForSequenceClassification";
   engine::ModelCard card;
-  card.title = std::string(data_.type == ProblemType::Regression ? "Text regression model" : "Text classifier") +
-               " fine-tuned with bertpt from " + o_.model;
-  card.summary = "A " + config_.sequence_classifier_class() + " model fine-tuned by bertpt (" +
-                 std::string(BERTPT_VERSION) + ") from " + o_.model + " on " + o_.train +
-                 ". Labels: " + data_.labels.id2label_json().dump() +
-                 ". It loads with `AutoModelForSequenceClassification.from_pretrained(PATH)`.";
-  card.pipeline_tag = "text-classification";
-  card.tags = {config_.model_type, "text-classification", "bertpt"};
+  card.title = task.title + " fine-tuned with bertpt from " + o_.model;
+  card.summary = "A " + config_.architectures.front() + " model fine-tuned by bertpt (" + std::string(BERTPT_VERSION) +
+                 ") from " + o_.model + " on " + o_.train + ". Labels: " + config_.extra.at("id2label") +
+                 ". It loads with `" + auto_class + ".from_pretrained(PATH)`.";
+  card.pipeline_tag = task.pipeline_tag;
+  card.tags = {config_.model_type, task.pipeline_tag, "bertpt"};
   card.config = config_;
   card.parameters = model::count_parameters(*model_);
   card.data = {{"training examples", engine::card_count(double(n_)) + " (" + o_.train + ")"},
-               {"labels", std::to_string(data_.labels.size())},
+               {"labels", std::to_string(task_->num_labels())},
                {"max sequence length", std::to_string(o_.max_seq_len) + " tokens"}};
-  if (data_.valid)
-    card.data.push_back({"validation examples", engine::card_count(double(data_.valid->examples.size()))});
-  if (data_.test) card.data.push_back({"test examples", engine::card_count(double(data_.test->examples.size()))});
+  for (const std::string split : {"valid", "test"}) {
+    const std::string name = split == "valid" ? "validation examples" : "test examples";
+    if (task_->split_size(split) > 0) card.data.push_back({name, engine::card_count(double(task_->split_size(split)))});
+  }
   card.training = {
       {"epochs", std::to_string(history_.size()) + " of " + std::to_string(o_.epochs)},
       {"steps", engine::card_count(double(step_))},
@@ -458,20 +312,17 @@ std::string Finetuning::model_card(const nlohmann::json& report) const {
       {"seed", std::to_string(o_.seed)},
       {"software", std::string("bertpt ") + BERTPT_VERSION}};
   if (best_epoch_ > 0) card.results.push_back({"best epoch", std::to_string(best_epoch_)});
-  const bool regression = data_.type == ProblemType::Regression;
-  const std::string first = regression ? "pearson" : "accuracy", second = regression ? "spearman" : "macro_f1";
-  const std::string names = regression ? " Pearson / Spearman" : " accuracy / macro-F1";
   for (const std::string split : {"valid", "test"}) {
-    if (report.is_object() && report.contains(split + "_" + first)) {
-      card.results.push_back({split + names, metric_text(report[split + "_" + first]) + " / " +
-                                                 metric_text(report[split + "_" + second])});
+    if (report.is_object() && report.contains(split + "_" + task.first)) {
+      card.results.push_back({split + task.metric_names, metric_text(report[split + "_" + task.first]) + " / " +
+                                                             metric_text(report[split + "_" + task.second])});
     }
   }
-  if (card.results.size() <= 1 && !history_.empty() && history_.back().contains("valid_" + first)) {
-    card.results.push_back({"valid " + first + " (epoch " + std::to_string(history_.size()) + ")",
-                            metric_text(history_.back()["valid_" + first])});
+  if (card.results.size() <= 1 && !history_.empty() && history_.back().contains("valid_" + task.first)) {
+    card.results.push_back({"valid " + task.first + " (epoch " + std::to_string(history_.size()) + ")",
+                            metric_text(history_.back()["valid_" + task.first])});
   }
-  card.example_input = "This is a wonderful film.";
+  card.example_input = task.example_input;
   return engine::render_model_card(card);
 }
 
@@ -522,18 +373,17 @@ FinetuneResult Finetuning::run() {
 bool Finetuning::train_epoch(int64_t epoch, double& epoch_loss) {
   const std::vector<size_t> order = epoch_order(size_t(n_), o_.seed, epoch);
   for (int64_t s = step_ - (epoch - 1) * steps_per_epoch_; s < steps_per_epoch_; ++s) {
-    const int64_t first = s * global_batch_;
-    // Several ranks: the last batch wraps around to the epoch's start, so every rank gets full ones.
-    const int64_t count = run_.world() > 1 ? global_batch_ : std::min(global_batch_, n_ - first);
+    const std::vector<size_t> batch = global_batch(order, s);
+    const int64_t count = int64_t(batch.size());
     engine::StepInput in;
     in.step = step_;
     // Micro-batches of per_device_batch_size; only a single process's last batch can need fewer.
     in.micro_steps = std::min(o_.grad_accum, (count + o_.per_device_batch_size - 1) / o_.per_device_batch_size);
-    in.count = double(count);
+    in.count = task_->loss_items(batch);
     in.lr = schedule_.at(step_);
     in.log_step = (step_ + 1) % logging_steps_ == 0 || s == steps_per_epoch_ - 1;
     in.read_back = in.log_step;
-    const engine::StepOutput out = run_.step(in, classify_forward(order, first, count));
+    const engine::StepOutput out = run_.step(in, classify_forward(batch));
     ++step_;
     if (in.log_step || out.stop) {
       const engine::StepInterval iv = run_.runner().take_interval(step_);
@@ -552,66 +402,56 @@ bool Finetuning::train_epoch(int64_t epoch, double& epoch_loss) {
   return true;
 }
 
-// Micro-batch m of this rank: positions [(m·world + rank)·b, +b) of the global batch that starts at
-// `first` in the epoch's order (the same split as the MLM loader's, so ranks x accumulation ≡ one
-// process with the whole batch).
-engine::MicroForward Finetuning::classify_forward(const std::vector<size_t>& order, int64_t first, int64_t count) {
-  return [this, &order, first, count](int64_t m) {
-    const int64_t b = o_.per_device_batch_size, begin = (m * run_.world() + run_.rank()) * b;
-    std::vector<size_t> mine;
-    for (int64_t i = begin; i < std::min(count, begin + b); ++i) mine.push_back(order[size_t((first + i) % n_)]);
-    if (hooks_.during_forward) hooks_.during_forward(step_);
-    const ClassifierBatch batch = make_classifier_batch(data_.train.encoded, mine, classify_options_.pad_id);
-    at::Tensor gold = gold_of(mine);
-    if (run_.dump().enabled()) {
-      const at::Tensor att = batch.attention_mask.defined() ? batch.attention_mask : at::ones_like(batch.input_ids);
-      run_.dump().write(step_ + 1, m,
-                        {{"input_ids", batch.input_ids},
-                         {"token_type_ids", batch.token_type_ids},
-                         {"attention_mask", att},
-                         {"labels", gold}});
-    }
-    gold = gold.to(run_.device());
-    at::Tensor mask = batch.attention_mask.defined() ? batch.attention_mask.to(run_.device()) : at::Tensor();
-    at::Tensor logits = model_->forward(batch.input_ids.to(run_.device()), mask,
-                                        batch.token_type_ids.to(run_.device()));
-    if (data_.type == ProblemType::Regression) {  // MSE, as transformers' MSELoss on logits.squeeze()
-      at::Tensor loss_sum = (logits.to(at::kFloat).squeeze(1) - gold).pow(2).sum();
-      return engine::MicroOutput{loss_sum, at::zeros({}, gold.options().dtype(at::kLong))};
-    }
-    at::Tensor loss_sum = at::cross_entropy_loss(logits.to(at::kFloat), gold, {}, at::Reduction::Sum);
-    return engine::MicroOutput{loss_sum, logits.argmax(1).eq(gold).sum()};
-  };
+std::vector<size_t> Finetuning::global_batch(const std::vector<size_t>& order, int64_t s) const {
+  const int64_t first = s * global_batch_;
+  // Several ranks: the last batch wraps around to the epoch's start, so every rank gets full ones.
+  const int64_t count = run_.world() > 1 ? global_batch_ : std::min(global_batch_, n_ - first);
+  std::vector<size_t> batch(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) batch[size_t(i)] = order[size_t((first + i) % n_)];
+  return batch;
 }
 
-// The training labels of `examples`: class ids (int64), or regression targets (fp32).
-at::Tensor Finetuning::gold_of(const std::vector<size_t>& examples) const {
-  const int64_t n = int64_t(examples.size());
-  if (data_.type == ProblemType::Regression) {
-    at::Tensor gold = at::empty({n}, at::kFloat);
-    for (int64_t i = 0; i < n; ++i) gold.data_ptr<float>()[i] = float(data_.train.targets[examples[size_t(i)]]);
-    return gold;
-  }
-  at::Tensor gold = at::empty({n}, at::kLong);
-  for (int64_t i = 0; i < n; ++i) gold.data_ptr<int64_t>()[i] = data_.train.labels[examples[size_t(i)]];
-  return gold;
+// Micro-batch m of this rank: positions [(m·world + rank)·b, +b) of the global batch (the same split
+// as the MLM loader's, so ranks x accumulation ≡ one process with the whole batch).
+engine::MicroForward Finetuning::classify_forward(const std::vector<size_t>& batch) {
+  return [this, &batch](int64_t m) {
+    const int64_t b = o_.per_device_batch_size, begin = (m * run_.world() + run_.rank()) * b;
+    const int64_t end = std::min(int64_t(batch.size()), begin + b);
+    const std::vector<size_t> mine(batch.begin() + std::min(begin, end), batch.begin() + end);
+    if (hooks_.during_forward) hooks_.during_forward(step_);
+    const TrainingBatch t = task_->training_batch(mine, classify_options_.pad_id);
+    const ClassifierBatch& in = t.inputs;
+    if (run_.dump().enabled()) {
+      const at::Tensor att = in.attention_mask.defined() ? in.attention_mask : at::ones_like(in.input_ids);
+      run_.dump().write(step_ + 1, m,
+                        {{"input_ids", in.input_ids},
+                         {"token_type_ids", in.token_type_ids},
+                         {"attention_mask", att},
+                         {"labels", t.labels}});
+    }
+    const at::Tensor mask = in.attention_mask.defined() ? in.attention_mask.to(run_.device()) : at::Tensor();
+    const at::Tensor logits = model_->forward(in.input_ids.to(run_.device()), mask,
+                                              in.token_type_ids.to(run_.device()));
+    return task_->loss(logits, t.labels.to(run_.device()));
+  };
 }
 
 // The epoch's record: training loss, and on --valid the metrics that pick the best epoch, whose
 // model is written to best/ (atomically: best/ is always a complete model).
 bool Finetuning::evaluate_epoch(int64_t epoch, double loss_sum, double seconds) {
-  const double examples = double(run_.world() > 1 ? steps_per_epoch_ * global_batch_ : n_);
+  const std::vector<size_t> order = epoch_order(size_t(n_), o_.seed, epoch);
+  double items = 0;  // what the epoch's loss is over (examples, or labelled tokens)
+  for (int64_t s = 0; s < steps_per_epoch_; ++s) items += task_->loss_items(global_batch(order, s));
   nlohmann::json record = {
-      {"epoch", epoch}, {"step", step_}, {"train_loss", loss_sum / examples}, {"train_seconds", seconds}};
-  bool best = !data_.valid;  // without a valid split the last epoch is the result
-  if (data_.valid) {
-    const SplitEval e = evaluate(*data_.valid);
-    const double score = e.score(metric_);
+      {"epoch", epoch}, {"step", step_}, {"train_loss", loss_sum / items}, {"train_seconds", seconds}};
+  const bool validate = task_->split_size("valid") > 0;
+  bool best = !validate;  // without a valid split the last epoch is the result
+  if (validate) {
+    const SplitScores e = evaluate("valid");
     // The first epoch is the best so far (an MCC may be -1, a correlation NaN).
-    best = score > best_score_ || best_epoch_ == 0;
-    e.add_flat(record, "valid");
-    record.erase("valid_majority_accuracy");
-    if (best) best_score_ = std::isnan(score) ? -2.0 : score;
+    best = e.score > best_score_ || best_epoch_ == 0;
+    for (const auto& [key, value] : e.headline.items()) record["valid_" + key] = value;
+    if (best) best_score_ = std::isnan(e.score) ? -2.0 : e.score;
   }
   record["best"] = best;
   if (best) {
@@ -630,32 +470,26 @@ nlohmann::json Finetuning::report(std::vector<SplitReport>& splits) {
   nlohmann::json r;
   r["model"] = o_.model;
   r["tokenizer"] = tok_dir_;
-  r["problem_type"] = problem_type_name(data_.type);
-  r["labels"] = data_.labels.labels();
   r["train_examples"] = n_;
-  if (data_.type == ProblemType::SingleLabel) {
-    r["train_label_counts"] = data_.per_class;
-    r["majority_label"] = data_.labels.label(data_.majority);
-  }
+  task_->add_to_report(r);
   r["epochs"] = history_;
   r["best_epoch"] = best_epoch_;
-  r["metric_for_best"] = data_.valid ? metric_ : "last epoch (no --valid)";
+  r["metric_for_best"] = task_->split_size("valid") > 0 ? metric_ : "last epoch (no --valid)";
   r["best_dir"] = best_dir_.string();
   r["global_batch"] = global_batch_;
   r["world_size"] = run_.world();
   r["steps"] = step_;
   r["skipped_steps"] = run_.runner().skipped_steps();
-  r["truncated_examples"] = data_.truncated();
   r["options"] = o_.to_json();
-  for (const auto* split : {&data_.valid, &data_.test}) {
-    if (!*split) continue;
-    const std::string name = split == &data_.valid ? "valid" : "test";
-    const SplitEval e = evaluate(**split);
-    splits.push_back(
-        {name, int64_t((*split)->examples.size()), e.metrics, e.majority_accuracy, e.regression, e.values});
-    r[name] = e.to_json();
-    r[name]["examples"] = (*split)->examples.size();
-    e.add_flat(r, name);
+  for (const std::string name : {"valid", "test"}) {
+    const int64_t examples = task_->split_size(name);
+    if (examples == 0) continue;
+    const SplitScores e = evaluate(name);
+    splits.push_back({name, examples, e.table});
+    r[name] = e.metrics;
+    r[name]["examples"] = examples;
+    for (const auto& [key, value] : e.headline.items()) r[name + "_" + key] = value;
+    for (const auto& [key, value] : e.baseline.items()) r[name + "_" + key] = value;
   }
   return r;
 }
@@ -686,6 +520,10 @@ std::string format_finetune_log(const nlohmann::json& r) {
                 r.value("epoch", 0.0), r.value("loss", 0.0), r.value("learning_rate", 0.0),
                 r.value("examples_per_sec", 0.0));
   return buf;
+}
+
+std::unique_ptr<FinetuneTask> make_finetune_task(const FinetuneOptions& options, const tokenizer::Tokenizer& tok) {
+  return make_sequence_task(options, tok);
 }
 
 FinetuneResult run_finetune(const FinetuneOptions& options, const FinetuneHooks& hooks) {

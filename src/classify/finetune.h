@@ -31,8 +31,6 @@
 
 #include "classify/finetune_options.h"
 #include "classify/labeled_data.h"
-#include "classify/metrics.h"
-#include "classify/regression_metrics.h"
 #include "engine/run_hooks.h"
 
 namespace bertpt::classify {
@@ -41,14 +39,11 @@ namespace bertpt::classify {
 // best model; stop_requested is polled before every step.
 using FinetuneHooks = engine::RunHooks;
 
-// The best model on one labelled split.
+// The best model on one labelled split (its metrics are results.json's).
 struct SplitReport {
   std::string name;  // "valid" or "test"
   int64_t examples = 0;
-  classify::ClassificationMetrics metrics;
-  double majority_accuracy = 0;  // predicting the most frequent training label for everything
-  bool regression = false;       // then `values` holds the metrics
-  classify::RegressionMetrics values;
+  std::string table;  // the metrics for people
 };
 
 struct FinetuneResult {

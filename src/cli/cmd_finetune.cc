@@ -11,7 +11,6 @@
 #include "common/error.h"
 
 #include "classify/finetune.h"
-#include "classify/metrics.h"
 #include "common/hash.h"
 #include "distributed/process_group.h"
 
@@ -26,14 +25,7 @@ void print_report(const classify::FinetuneResult& result) {
                ((r.contains("valid") ? "valid " : "") + r["metric_for_best"].get<std::string>()).c_str(),
                result.best_dir.c_str());
   for (const auto& s : result.splits) {
-    if (s.regression) {
-      std::fprintf(stderr, "\n%s (%lld examples): Pearson %.4f | Spearman %.4f | MSE %.4f\n", s.name.c_str(),
-                   (long long)s.examples, s.values.pearson, s.values.spearman, s.values.mse);
-      continue;
-    }
-    std::fprintf(stderr, "\n%s (%lld examples; majority-class baseline accuracy %.4f)\n", s.name.c_str(),
-                 (long long)s.examples, s.majority_accuracy);
-    std::fprintf(stderr, "%s", classify::format_metrics_table(s.metrics).c_str());
+    std::fprintf(stderr, "\n%s (%lld examples)\n%s", s.name.c_str(), (long long)s.examples, s.table.c_str());
   }
 }
 
