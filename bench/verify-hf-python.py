@@ -36,9 +36,14 @@ or let it run bertpt for you (it writes those files to a temporary directory):
 
   python3 bench/verify-hf-python.py --bertpt build/bertpt --mlm RUN/checkpoint-100 \
       [--clf CLF/best --predict-input examples.jsonl] [--reg REG/best --reg-input pairs.jsonl]
+      [--ner NER/best --ner-input sentences.conll]
 
 (--reg: a regression model, `bertpt finetune --problem-type regression`: problem_type and one output
-checked, and transformers' output equal to `bertpt predict`'s score within --tol, relative above 1.)
+checked, and transformers' output equal to `bertpt predict`'s score within --tol, relative above 1.
+--ner: a token classifier, `bertpt finetune --task token-classification`: loaded by
+BertForTokenClassification and AutoModelForTokenClassification with every tensor, and each word's tag
+and probability from transformers — its first sub-token, words split by BertTokenizerFast with
+is_split_into_words=True — equal to `bertpt predict`'s.)
 
 Exit status 0 when every check passes, 1 otherwise; each check prints one PASS/FAIL line.
 """
@@ -372,6 +377,79 @@ def check_classifier(path, pred_in, pred_out, text_field, pair_field, tol, ck):
     return max_diff
 
 
+def read_conll(path):
+    """Sentences of a CoNLL file as (words, tags): word first, tag last, -DOCSTART- skipped."""
+    sentences, words, tags = [], [], []
+    with open(path, encoding="utf-8") as f:
+        for line in list(f) + [""]:
+            cols = line.split()
+            if not cols:
+                if words:
+                    sentences.append((words, tags))
+                words, tags = [], []
+            elif cols[0] != "-DOCSTART-":
+                words.append(cols[0])
+                tags.append(cols[-1] if len(cols) > 1 else None)
+    return sentences
+
+
+def check_tagger(path, conll_in, pred_out, tol, ck):
+    """A token classifier (finetune --task token-classification): loads in transformers with every
+    tensor, and its tag per word — the softmax of the word's first sub-token, as the token-classification
+    example predicts — equals `bertpt predict`'s label and score."""
+    from transformers import AutoModelForTokenClassification, BertForTokenClassification, BertTokenizerFast
+
+    raw, cfg = check_config(path, ck)
+    check_tokenizer_files(path, ck)
+    model = load_model(BertForTokenClassification, path, ck, "BertForTokenClassification")
+    auto = load_model(AutoModelForTokenClassification, path, ck, "AutoModelForTokenClassification")
+    ck.check(type(auto).__name__ == "BertForTokenClassification", "AutoModelForTokenClassification picks "
+             "BertForTokenClassification", type(auto).__name__)
+    want_id2label = {int(k): v for k, v in raw.get("id2label", {}).items()}
+    ck.check(model.config.id2label == want_id2label and model.classifier.out_features == len(want_id2label),
+             "tagger id2label and classifier rows as bertpt wrote them", str(model.config.id2label))
+    tok = BertTokenizerFast.from_pretrained(path)
+    sentences = read_conll(conll_in)
+    with open(pred_out, encoding="utf-8") as f:
+        preds = [json.loads(l) for l in f if l.strip()]
+    ck.check(len(sentences) == len(preds), "bertpt predict: one line per sentence", f"{len(preds)} vs {len(sentences)}")
+    max_diff, bad, words = tagger_differences(model, tok, sentences, preds, cfg.max_position_embeddings, tol)
+    ck.check(not bad and words > 0, f"tagger labels and scores ({words} words), max difference = {max_diff:.2e}",
+             "; ".join(bad[:4]))
+    return max_diff
+
+
+def tagger_differences(model, tok, sentences, preds, max_length, tol):
+    """transformers' tag and probability of every word (the softmax of its first sub-token, the words
+    split with is_split_into_words=True) against `bertpt predict`'s lines: (largest |probability
+    difference|, the disagreements, the words compared)."""
+    import torch
+
+    max_diff, bad, words = 0.0, [], 0
+    for i, ((ws, _), p) in enumerate(zip(sentences, preds)):
+        enc = tok(ws, is_split_into_words=True, truncation=True, max_length=max_length, return_tensors="pt")
+        with torch.no_grad():
+            probs = torch.softmax(model(**enc).logits[0].double(), dim=-1)
+        first = {}
+        for t, w in enumerate(enc.word_ids()):
+            if w is not None and w not in first:
+                first[w] = t
+        for w in range(len(ws)):
+            if w not in first:  # cut off by truncation: bertpt gives no tag either
+                if p["labels"][w] is not None:
+                    bad.append(f"sentence {i} word {w}: HF has no token, bertpt {p['labels'][w]}")
+                continue
+            words += 1
+            row = probs[first[w]]
+            label, score = model.config.id2label[int(row.argmax())], float(row.max())
+            d = abs(score - p["scores"][w])
+            max_diff = max(max_diff, d)
+            if d > tol or label != p["labels"][w]:
+                bad.append(f"sentence {i} word {w} {ws[w]!r}: HF {label} {score:.6f} bertpt {p['labels'][w]} "
+                           f"{p['scores'][w]:.6f}")
+    return max_diff, bad, words
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mlm", required=True, help="bertpt MLM checkpoint dir (RUN/checkpoint-N)")
@@ -383,6 +461,8 @@ def main():
     ap.add_argument("--predict-output", help="bertpt predict's JSONL output")
     ap.add_argument("--reg", help="fine-tuned regression model dir (finetune --problem-type regression: OUT/best)")
     ap.add_argument("--reg-input", help="JSONL pairs (text, text_pair) given to `bertpt predict` with --reg")
+    ap.add_argument("--ner", help="fine-tuned token classifier dir (finetune --task token-classification: OUT/best)")
+    ap.add_argument("--ner-input", help="CoNLL sentences given to `bertpt predict` with --ner")
     ap.add_argument("--text-field", default="text")
     ap.add_argument("--text-pair-field", default=None)
     ap.add_argument("--bertpt", help="bertpt binary: make whichever outputs were not given, and check HF -> bertpt")
@@ -429,6 +509,11 @@ def main():
             run_bertpt(args.bertpt, ["predict", "--model", args.reg, "--input", args.reg_input, "--output",
                                      args.reg_output, "--text-field", "text", "--text-pair-field", "text_pair", "-q"]
                        + thr)
+
+        if args.ner:
+            args.ner_output = os.path.join(tmp.name, "pred-ner.jsonl")
+            run_bertpt(args.bertpt, ["predict", "--model", args.ner, "--input", args.ner_input, "--output",
+                                     args.ner_output, "-q"] + thr)
 
     # --- MLM checkpoint
     raw, cfg = check_config(args.mlm, ck)
@@ -483,6 +568,9 @@ def main():
 
     if args.reg and args.bertpt:
         check_classifier(args.reg, args.reg_input, args.reg_output, "text", "text_pair", args.tol, ck)
+
+    if args.ner and args.bertpt:
+        check_tagger(args.ner, args.ner_input, args.ner_output, args.tol, ck)
 
     print(f"{ck.passed} passed, {ck.failed} failed")
     return 1 if ck.failed else 0

@@ -36,11 +36,11 @@ ClassifierBatch make_classifier_batch(const std::vector<classify::EncodedExample
   return batch;
 }
 
-at::Tensor classify(model::SequenceClassifier& model, const std::vector<classify::EncodedExample>& encoded,
-                    const std::vector<size_t>& indices, const ClassifyOptions& o) {
+void classify_each(model::Classifier& model, const std::vector<classify::EncodedExample>& encoded,
+                   const std::vector<size_t>& indices, const ClassifyOptions& o,
+                   const std::function<void(size_t i, const at::Tensor& logits)>& take) {
   const at::Device device(o.device);
   const int64_t n = int64_t(indices.size());
-  at::Tensor out = at::empty({n, model.num_labels()}, at::kFloat);
   // Longest first: similar lengths share a batch, and a too-large batch fails at once.
   std::vector<size_t> order(indices.size());
   std::iota(order.begin(), order.end(), size_t(0));
@@ -62,9 +62,18 @@ at::Tensor classify(model::SequenceClassifier& model, const std::vector<classify
       logits = model.forward(batch.input_ids.to(device), mask, batch.token_type_ids.to(device));
     }
     logits = logits.to(at::kFloat).cpu();
-    for (int64_t i = 0; i < count; ++i) out[int64_t(order[size_t(first + i)])].copy_(logits[i]);
+    for (int64_t i = 0; i < count; ++i) {
+      const size_t k = order[size_t(first + i)];
+      take(k, model.per_token() ? logits[i].narrow(0, 0, int64_t(encoded[indices[k]].ids.size())) : logits[i]);
+    }
   }
   if (was_training) model.train();
+}
+
+at::Tensor classify(model::SequenceClassifier& model, const std::vector<classify::EncodedExample>& encoded,
+                    const std::vector<size_t>& indices, const ClassifyOptions& o) {
+  at::Tensor out = at::empty({int64_t(indices.size()), model.num_labels()}, at::kFloat);
+  classify_each(model, encoded, indices, o, [&](size_t i, const at::Tensor& logits) { out[int64_t(i)].copy_(logits); });
   return out;
 }
 

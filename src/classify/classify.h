@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,9 +35,16 @@ struct ClassifyOptions {
   int64_t pad_id = 0;
 };
 
-// Logits of `encoded[indices[i]]` as a [indices.size(), num_labels] fp32 CPU tensor, in eval mode
-// without gradients (the model's train/eval mode is restored). Examples are sorted by length
-// inside the call so that each batch pads little; rows come back in the order of `indices`.
+// Calls take(i, logits) with the logits of encoded[indices[i]], in eval mode without gradients (the
+// model's train/eval mode is restored): [num_labels] fp32 on the CPU, or for a per-token model
+// [t, num_labels] with a row per id of the example. Examples are sorted by length inside the call so
+// that each batch pads little; `take` sees them in that order.
+void classify_each(model::Classifier& model, const std::vector<classify::EncodedExample>& encoded,
+                   const std::vector<size_t>& indices, const ClassifyOptions& options,
+                   const std::function<void(size_t i, const at::Tensor& logits)>& take);
+
+// The logits of a sequence classifier as one [indices.size(), num_labels] tensor, rows in the order
+// of `indices` (classify_each).
 at::Tensor classify(model::SequenceClassifier& model, const std::vector<classify::EncodedExample>& encoded,
                     const std::vector<size_t>& indices, const ClassifyOptions& options);
 

@@ -1,6 +1,7 @@
 #include "classify/entity_metrics.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -112,6 +113,20 @@ EntityMetrics entity_metrics(const std::vector<std::vector<std::string>>& gold,
   finish(m.micro);
   m.token_accuracy = ratio(double(equal_tags), double(m.tokens));
   return m;
+}
+
+std::string format_entity_table(const EntityMetrics& m) {
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "entities: precision %.4f | recall %.4f | F1 %.4f (%lld gold); words: accuracy %.4f\n",
+                m.micro.precision, m.micro.recall, m.micro.f1, (long long)m.micro.support, m.token_accuracy);
+  std::string table = line;
+  for (const EntityScores& t : m.per_type) {
+    std::snprintf(line, sizeof line, "  %-20s precision %.4f | recall %.4f | F1 %.4f | %lld gold\n", t.type.c_str(),
+                  t.precision, t.recall, t.f1, (long long)t.support);
+    table += line;
+  }
+  return table;
 }
 
 }  // namespace bertpt::classify

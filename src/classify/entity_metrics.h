@@ -41,6 +41,9 @@ struct EntityMetrics {
   nlohmann::json to_json() const;
 };
 
+// For people: the micro averages and word accuracy on one line, then a line per entity type.
+std::string format_entity_table(const EntityMetrics& m);
+
 // Gold and predicted tags per sentence, sentence by sentence of equal lengths (an internal error
 // otherwise).
 EntityMetrics entity_metrics(const std::vector<std::vector<std::string>>& gold,

@@ -15,6 +15,7 @@
 #include "classify/classify.h"
 #include "classify/finetune_task.h"
 #include "classify/sequence_task.h"
+#include "classify/token_task.h"
 #include "common/atomic_file.h"
 #include "common/dir_lock.h"
 #include "common/error.h"
@@ -503,7 +504,11 @@ std::string format_finetune_log(const nlohmann::json& r) {
     std::snprintf(buf, sizeof buf, " | train loss %.4f", r["train_loss"].get<double>());
     line += buf;
     auto number = [&](const char* key) { return r[key].is_number() ? r[key].get<double>() : std::nan(""); };
-    if (r.contains("valid_accuracy")) {
+    if (r.contains("valid_f1")) {
+      std::snprintf(buf, sizeof buf, " | valid entity F1 %.4f | precision %.4f | recall %.4f | word accuracy %.4f",
+                    number("valid_f1"), number("valid_precision"), number("valid_recall"), number("valid_accuracy"));
+      line += buf;
+    } else if (r.contains("valid_accuracy")) {
       std::snprintf(buf, sizeof buf, " | valid accuracy %.4f | macro-F1 %.4f", number("valid_accuracy"),
                     number("valid_macro_f1"));
       line += buf;
@@ -512,7 +517,7 @@ std::string format_finetune_log(const nlohmann::json& r) {
                     number("valid_spearman"), number("valid_mse"));
       line += buf;
     }
-    const bool evaluated = r.contains("valid_accuracy") || r.contains("valid_pearson");
+    const bool evaluated = r.contains("valid_accuracy") || r.contains("valid_pearson") || r.contains("valid_f1");
     return line + (r.value("best", false) && evaluated ? " | best so far" : "");
   }
   std::snprintf(buf, sizeof buf, "step %lld/%lld | epoch %.2f | loss %.4f | lr %.3g | %.1f examples/s",
@@ -522,8 +527,16 @@ std::string format_finetune_log(const nlohmann::json& r) {
   return buf;
 }
 
+std::vector<size_t> eval_shard(size_t n, const engine::Collectives& coll) {
+  std::vector<size_t> mine;
+  for (size_t i = size_t(coll.rank()); i < n; i += size_t(coll.world_size())) mine.push_back(i);
+  return mine;
+}
+
 std::unique_ptr<FinetuneTask> make_finetune_task(const FinetuneOptions& options, const tokenizer::Tokenizer& tok) {
-  return make_sequence_task(options, tok);
+  const bool tokens = options.task == "token-classification" ||
+                      (options.task == "auto" && options.data.format == "conll");
+  return tokens ? make_token_task(options, tok) : make_sequence_task(options, tok);
 }
 
 FinetuneResult run_finetune(const FinetuneOptions& options, const FinetuneHooks& hooks) {

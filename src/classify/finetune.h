@@ -1,21 +1,26 @@
-// `bertpt finetune`: sequence classification or regression (single texts or pairs) on top of a
-// pre-trained BERT, as transformers' BertForSequenceClassification + Trainer (run_glue.py) do it:
-//   [CLS] a [SEP] (b [SEP]) truncated longest-first to --max-seq-len, dynamic padding,
-//   on the pooled [CLS] (bert.pooler.dense + tanh, dropout, classifier): cross-entropy over the
-//   classes, or for regression (classify/problem_type.h: STS-B) one output and the squared error,
-//   AdamW (no decay for biases/LayerNorm), linear warmup + decay, gradient clipping,
-//   evaluation on the valid split after every epoch, the best epoch's model kept.
+// `bertpt finetune`: a pre-trained BERT (or ModernBERT) fine-tuned as transformers' Trainer does it,
+// on one of two tasks (classify/finetune_task.h):
+//   text classification or regression (sequence_task.h; run_glue.py): [CLS] a [SEP] (b [SEP])
+//     truncated longest-first to --max-seq-len, a label per example from the pooled [CLS]
+//     (cross-entropy), or one number (regression, classify/problem_type.h: STS-B; squared error);
+//   token classification (token_task.h; run_ner.py): CoNLL sentences, a tag per word on its first
+//     sub-token (cross-entropy over the labelled tokens); entity-level F1 (seqeval).
+// Both: dynamic padding, AdamW (no decay for biases/LayerNorm), linear warmup + decay, gradient
+// clipping, evaluation on the valid split after every epoch, the best epoch's model kept.
 // Data-parallel through the same Collectives as `bertpt train`: every rank takes its slice of each
-// global batch and the loss is normalised by the global batch size. No LibTorch in this header.
+// global batch and the loss is normalised by the global batch's items (examples, or labelled tokens).
+// No LibTorch in this header.
 //
 // Output directory:
 //   best/           the best epoch's model (HF layout: config.json with id2label/label2id and
-//                   architectures ["BertForSequenceClassification"], model.safetensors, tokenizer)
+//                   architectures ["BertForSequenceClassification"] or [..."ForTokenClassification"],
+//                   model.safetensors, tokenizer, README.md model card)
 //   metrics.jsonl   training log records and one record per epoch evaluation
 //   results.json    the final report: per-epoch history, and the best model's metrics on valid and
 //                   test (accuracy, macro-F1, MCC, per-class precision/recall/F1, confusion matrix,
-//                   majority-class baseline; regression: Pearson, Spearman, MSE); flat keys
-//                   valid_accuracy, test_macro_f1, test_pearson, ... for scripts
+//                   majority-class baseline; regression: Pearson, Spearman, MSE; tags: entity
+//                   precision/recall/F1 overall and per type, word accuracy); flat keys
+//                   valid_accuracy, test_macro_f1, test_pearson, test_f1, ... for scripts
 //   run_config.json the effective options
 //   checkpoint-STEP/ while the run is incomplete: the model, optimizer and trainer state after the
 //                   last finished epoch, or after the step a signal stopped (engine/run_checkpoint.h);

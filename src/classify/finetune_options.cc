@@ -42,12 +42,22 @@ void FinetuneOptions::validate() const {
     throw BadInput("--problem-type must be auto, single_label_classification or regression, got '" + problem_type +
                    "'");
   }
-  const std::set<std::string> metrics = {"auto",      "accuracy", "macro_f1", "mcc",
-                                         "binary_f1", "pearson",  "spearman", "pearson_spearman_mean"};
+  if (task != "auto" && task != "text-classification" && task != "token-classification") {
+    throw BadInput("--task must be auto, text-classification or token-classification, got '" + task + "'");
+  }
+  const bool conll = data.format == "conll";
+  if ((task == "token-classification" && !conll && data.format != "auto") || (task == "text-classification" && conll)) {
+    throw BadInput("--format " + data.format + " does not fit --task " + task,
+                   "token classification reads CoNLL files (--format conll or auto); text classification reads "
+                   "jsonl, csv or tsv");
+  }
+  const std::set<std::string> metrics = {"auto",      "accuracy",  "macro_f1", "mcc",
+                                         "binary_f1", "pearson",   "spearman", "pearson_spearman_mean",
+                                         "f1",        "precision", "recall"};
   if (!metrics.count(metric_for_best)) {
     throw BadInput(
-        "--metric-for-best must be auto, accuracy, macro_f1, mcc, binary_f1, pearson, spearman or "
-        "pearson_spearman_mean, got '" +
+        "--metric-for-best must be auto, accuracy, macro_f1, mcc, binary_f1, pearson, spearman, "
+        "pearson_spearman_mean, f1, precision or recall, got '" +
         metric_for_best + "'");
   }
   engine::parse_precision(precision);

@@ -31,6 +31,7 @@ struct FinetuneOptions {
   double max_grad_norm = 1.0;
   int64_t max_nan_steps = 10;            // consecutive non-finite steps before giving up
   uint64_t seed = 42;                    // head init, example order, dropout
+  std::string task = "auto";             // text-classification or token-classification (classify/finetune_task.h)
   std::string problem_type = "auto";     // single_label_classification or regression (classify/problem_type.h)
   std::string metric_for_best = "auto";  // accuracy / pearson; macro_f1, mcc, binary_f1; spearman, ... (on valid)
 
@@ -63,7 +64,9 @@ void visit_finetune_options(Options& o, F&& f) {
   f("train", o.train, "Labelled training examples: JSONL, CSV or TSV (compressed too)");
   f("valid", o.valid, "Labelled validation examples: evaluated every epoch, picks the best epoch");
   f("test", o.test, "Labelled test examples: evaluated once with the best model");
-  f("format", o.data.format, "auto (by extension), jsonl, csv, tsv");
+  f("format", o.data.format,
+    "auto (by extension), jsonl, csv, tsv; conll (a word and its tag per line, blank lines between sentences: "
+    "token classification)");
   f("text_field", o.data.text_field, "Field (JSONL key, CSV/TSV column name or 0-based index) of the text");
   f("text_pair_field", o.data.text_pair_field, "Field of the second text, for pair tasks (RTE, MRPC style)");
   f("label_field", o.data.label_field, "Field of the label (strings or integers)");
@@ -85,12 +88,16 @@ void visit_finetune_options(Options& o, F&& f) {
   f("max_nan_steps", o.max_nan_steps,
     "Stop after this many consecutive steps with a non-finite loss or gradient (each one is skipped)");
   f("seed", o.seed, "Seed of the head's init, the example order and dropout");
+  f("task", o.task,
+    "text-classification (a label or a number per text or text pair), token-classification (a tag per word: NER; "
+    "CoNLL files), or auto: token-classification when --format is conll");
   f("problem_type", o.problem_type,
     "single_label_classification (a class per example), regression (a number per example, MSE loss: STS-B), or "
     "auto: regression when every training label is a number and some have a decimal point");
   f("metric_for_best", o.metric_for_best,
     "On --valid. Classes: accuracy, macro_f1, mcc (Matthews, GLUE's CoLA) or binary_f1 (label id 1 positive: "
-    "MRPC, QQP); regression: pearson, spearman or pearson_spearman_mean; auto: accuracy or pearson");
+    "MRPC, QQP); regression: pearson, spearman or pearson_spearman_mean; tags: f1, precision, recall (entity-level, "
+    "seqeval) or accuracy (per word); auto: accuracy, pearson or f1");
   f("precision", o.precision, "bf16 (autocast) or fp32");
   f("device", o.device, "cpu, cuda or cuda:N");
   f("threads", o.threads, "CPU threads (0: all cores)");

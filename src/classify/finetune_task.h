@@ -84,7 +84,10 @@ class FinetuneTask {
   virtual TaskCard card() const = 0;
 };
 
-// The task --task (or the data) names, with its examples read and encoded.
+// The examples of a split of n that rank r evaluates: r, r + world, ...
+std::vector<size_t> eval_shard(size_t n, const engine::Collectives& coll);
+
+// The task --task (or --format) names, with its examples read and encoded.
 std::unique_ptr<FinetuneTask> make_finetune_task(const FinetuneOptions& options, const tokenizer::Tokenizer& tok);
 
 }  // namespace bertpt::classify

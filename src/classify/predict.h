@@ -7,6 +7,15 @@
 // A regression model (config.json problem_type "regression", or one label) writes
 //   {"label": "LABEL_0", "score": 3.71}
 // and, when every record has a numeric label, Pearson / Spearman / MSE.
+// A token classifier (architectures *ForTokenClassification: `bertpt finetune --task
+// token-classification`) reads CoNLL sentences (classify/tagged_words.h; a tag column, when present,
+// is scored) and writes one line per sentence: each word's tag and probability (null for a word cut
+// off by --max-seq-len) and the entities they form, as the token-classification pipeline's "simple"
+// aggregation groups them (the score is the mean of the words'):
+//   {"words": ["APC", "mutations", ...], "labels": ["B-Disease", "O", ...], "scores": [0.97, ...],
+//    "entities": [{"entity_group": "Disease", "word": "colorectal cancer", "start": 3, "end": 5,
+//                  "score": 0.93}]}      (start/end: word positions, end exclusive)
+// and, when every word has a tag, entity precision / recall / F1 (seqeval) and word accuracy.
 // No LibTorch in this header.
 #pragma once
 
@@ -14,6 +23,7 @@
 #include <optional>
 #include <string>
 
+#include "classify/entity_metrics.h"
 #include "classify/labeled_data.h"
 #include "classify/metrics.h"
 #include "classify/regression_metrics.h"
@@ -38,6 +48,7 @@ struct PredictSummary {
   int64_t truncated = 0;
   std::optional<classify::ClassificationMetrics> metrics;  // when the input is labelled
   std::optional<classify::RegressionMetrics> regression;   // a regression model, labelled input
+  std::optional<classify::EntityMetrics> entities;         // a token classifier, tagged input
   double seconds = 0;
 };
 

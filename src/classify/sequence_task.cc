@@ -38,13 +38,6 @@ Split load_split(const std::string& path, const LabeledDataOptions& data, const 
   return s;
 }
 
-// The examples rank r scores of a split of n: r, r + world, ...
-std::vector<size_t> shard_of(size_t n, const engine::Collectives& coll) {
-  std::vector<size_t> mine;
-  for (size_t i = size_t(coll.rank()); i < n; i += size_t(coll.world_size())) mine.push_back(i);
-  return mine;
-}
-
 class SequenceTask : public FinetuneTask {
  public:
   SequenceTask(const FinetuneOptions& o, const tokenizer::Tokenizer& tok);
@@ -170,7 +163,7 @@ SplitScores SequenceTask::evaluate(model::Classifier& model, const std::string& 
 // Sharded: the confusion matrices of the ranks are summed.
 SplitScores SequenceTask::evaluate_classes(model::Classifier& model, const Split& split, const std::string& metric,
                                            const ClassifyOptions& co, engine::Collectives& coll) const {
-  const std::vector<size_t> mine = shard_of(split.encoded.size(), coll);
+  const std::vector<size_t> mine = eval_shard(split.encoded.size(), coll);
   const size_t k = labels_.size();
   std::vector<double> counts(k * k, 0.0);
   if (!mine.empty()) {
@@ -205,7 +198,7 @@ SplitScores SequenceTask::evaluate_classes(model::Classifier& model, const Split
 // (zeros elsewhere), so every rank scores all of them.
 SplitScores SequenceTask::evaluate_regression(model::Classifier& model, const Split& split, const std::string& metric,
                                               const ClassifyOptions& co, engine::Collectives& coll) const {
-  const std::vector<size_t> mine = shard_of(split.encoded.size(), coll);
+  const std::vector<size_t> mine = eval_shard(split.encoded.size(), coll);
   std::vector<double> predicted(split.encoded.size(), 0.0);
   if (!mine.empty()) {
     const at::Tensor out = classify(model, split.encoded, mine, co).to(at::kDouble).contiguous();
@@ -227,6 +220,7 @@ SplitScores SequenceTask::evaluate_regression(model::Classifier& model, const Sp
 }
 
 void SequenceTask::add_to_report(nlohmann::json& r) const {
+  r["task"] = "text-classification";
   r["problem_type"] = problem_type_name(type_);
   r["labels"] = labels_.labels();
   if (!regression()) {

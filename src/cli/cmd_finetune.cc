@@ -1,4 +1,4 @@
-// `bertpt finetune`: sequence classification on a pre-trained BERT (src/classify/finetune.h).
+// `bertpt finetune`: text classification, regression or NER on a pre-trained BERT (src/classify/finetune.h).
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -74,7 +74,8 @@ void run_finetune_command(const FinetuneFlags& f, CLI::App* cmd) {
 
 void add_finetune_command(CLI::App& app) {
   auto o = std::make_shared<FinetuneFlags>();
-  auto* cmd = app.add_subcommand("finetune", "Fine-tune BERT for sequence classification (single texts or pairs)");
+  auto* cmd = app.add_subcommand(
+      "finetune", "Fine-tune BERT: text (pair) classification or regression, or token classification (NER)");
   cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated flag: the last wins
   add_option_flags(cmd, o->options, visit_finetune);
   cmd->add_option("--config", o->config_file,

@@ -238,6 +238,116 @@ TEST_F(FinetuneTest, RegressionLearnsTheScoresAndPredictsThem) {
       << bad.err;
 }
 
+// n CoNLL sentences (word, POS-like column, tag) from a few templates: animals are B-ANIMAL, places
+// B-PLACE (I-PLACE), "quickly" has two sub-tokens (quick ##ly).
+std::string animal_conll(int n, int offset = 0) {
+  const std::vector<std::vector<std::pair<const char*, const char*>>> templates = {
+      {{"the", "O"}, {"cat", "B-ANIMAL"}, {"sat", "O"}, {"on", "O"}, {"the", "O"}, {"mat", "B-PLACE"}},
+      {{"a", "O"}, {"dog", "B-ANIMAL"}, {"ran", "O"}, {"far", "B-PLACE"}, {"away", "I-PLACE"}, {"quickly", "O"}},
+      {{"the", "O"}, {"dog", "B-ANIMAL"}, {"ran", "O"}, {"home", "B-PLACE"}},
+      {{"cat", "B-ANIMAL"}, {"and", "O"}, {"dog", "B-ANIMAL"}, {"sat", "O"}, {"quickly", "O"}}};
+  std::string out = "-DOCSTART- X O\n\n";
+  for (int i = 0; i < n; ++i) {
+    for (const auto& [word, tag] : templates[size_t(i + offset) % templates.size()]) {
+      out += std::string(word) + "\tX\t" + tag + "\n";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+TEST_F(FinetuneTest, TokenClassificationTagsEntitiesAndPredictReproducesTheReport) {
+  testing::write_file(dir.file("train.conll"), animal_conll(48));
+  testing::write_file(dir.file("valid.conll"), animal_conll(8, 1));
+  testing::write_file(dir.file("test.conll"), animal_conll(8, 2));
+  FinetuneOptions o = options("ner");
+  o.task = "token-classification";
+  o.train = dir.file("train.conll");
+  o.valid = dir.file("valid.conll");
+  o.test = dir.file("test.conll");
+  FinetuneResult r = run_finetune(o);
+  const auto& rep = r.report;
+  EXPECT_EQ(rep["task"], "token-classification");
+  EXPECT_EQ(rep["metric_for_best"], "f1");
+  EXPECT_EQ(rep["labels"], nlohmann::json({"B-ANIMAL", "B-PLACE", "I-PLACE", "O"}));
+  EXPECT_GE(rep["test_f1"].get<double>(), 0.999) << rep.dump(2);
+  EXPECT_GE(rep["test_accuracy"].get<double>(), 0.999) << rep.dump(2);
+  EXPECT_EQ(rep["test"]["per_type"]["PLACE"]["support"], 6) << rep.dump(2);  // home, mat, far away: twice
+  EXPECT_LT(rep["epochs"].back()["train_loss"].get<double>(), rep["epochs"].front()["train_loss"].get<double>());
+  // best/ is transformers' BertForTokenClassification with the tags as labels.
+  auto config = nlohmann::json::parse(read_file(r.best_dir + "/config.json"));
+  EXPECT_EQ(config["architectures"], nlohmann::json::array({"BertForTokenClassification"}));
+  EXPECT_EQ(config["id2label"]["1"], "B-PLACE");
+  model::LoadReport report;
+  model::load_token_classifier(r.best_dir, 4, nullptr, &report);
+  EXPECT_TRUE(report.missing.empty());
+  EXPECT_TRUE(report.unexpected.empty());
+  EXPECT_NE(read_file(r.best_dir + "/README.md").find("pipeline_tag: token-classification"), std::string::npos);
+
+  // predict: a line per sentence, the same metrics as the report's test split, the entities of the tags.
+  auto p = run_bertpt("predict --model " + shell_quote(r.best_dir) + " --input " + shell_quote(o.test) + " --output " +
+                      shell_quote(dir.file("pred.jsonl")) + " --threads 1 --json --quiet");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(p.out)["metrics"]["f1"].get<double>(), rep["test_f1"].get<double>());
+  std::istringstream lines(read_file(dir.file("pred.jsonl")));
+  std::string line;
+  std::getline(lines, line);  // test.conll's sentences: the third template, the fourth, the first, ...
+  const nlohmann::json first = nlohmann::json::parse(line);
+  EXPECT_EQ(first["labels"], nlohmann::json({"O", "B-ANIMAL", "O", "B-PLACE"})) << line;
+  EXPECT_EQ(first["entities"][1]["word"], "home") << line;
+  EXPECT_EQ(first["entities"][1]["start"], 3) << line;
+  EXPECT_EQ(first["entities"][1]["end"], 4) << line;
+  for (int i = 0; i < 3; ++i) std::getline(lines, line);  // the fourth: the second template
+  EXPECT_EQ(nlohmann::json::parse(line)["entities"][1]["word"], "far away") << line;
+}
+
+TEST_F(FinetuneTest, TokenClassificationTwoRanksEqualOneRankAndBadTagsAreNamed) {
+  testing::write_file(dir.file("train.conll"), animal_conll(32));
+  testing::write_file(dir.file("valid.conll"), animal_conll(6, 1));
+  const std::string args = "finetune --task token-classification --model " + shell_quote(model) + " --tokenizer " +
+                           shell_quote(tokenizer) + " --train " + shell_quote(dir.file("train.conll")) + " --valid " +
+                           shell_quote(dir.file("valid.conll")) +
+                           " --epochs 2 --learning-rate 1e-3 --max-seq-len 32 --precision fp32 --threads 1 --quiet";
+  // The loss is the mean over the labelled tokens of the whole global batch: ranks and accumulation
+  // split the same batches.
+  auto one = run_bertpt(args + " --output-dir " + shell_quote(dir.file("one")) + " --per-device-batch-size 8");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  auto two = run_bertpt(args + " --output-dir " + shell_quote(dir.file("two")) +
+                        " --per-device-batch-size 2 --grad-accum 2 --nproc-per-node 2");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  auto a = model::load_token_classifier(dir.file("one/best"), 4),
+       b = model::load_token_classifier(dir.file("two/best"), 4);
+  auto pb = b->named_parameters();
+  for (const auto& item : a->named_parameters()) {
+    if (item.key().find("attention.self.key.bias") != std::string::npos) continue;  // noise (see below)
+    const at::Tensor& t = item.value();
+    const double scale = t.abs().max().item<double>() + 1e-12;
+    EXPECT_LT((t - pb[item.key()]).abs().max().item<double>() / scale, 1e-4) << item.key();
+  }
+  const auto r1 = nlohmann::json::parse(read_file(dir.file("one/results.json")));
+  const auto r2 = nlohmann::json::parse(read_file(dir.file("two/results.json")));
+  EXPECT_NEAR(r1["valid_f1"].get<double>(), r2["valid_f1"].get<double>(), 1e-9);
+
+  // A tag that training never saw, a word without its tag, a metric of another task: one line each.
+  testing::write_file(dir.file("bad.conll"), "the\tO\ncat\tB-PET\n\n");
+  auto bad = run_bertpt(args + " --output-dir " + shell_quote(dir.file("bad")) + " --test " +
+                        shell_quote(dir.file("bad.conll")));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("bad.conll:2: tag 'B-PET' is not in the training data"), std::string::npos) << bad.err;
+  testing::write_file(dir.file("bad.conll"), "the O\ncat\n\n");
+  bad = run_bertpt(args + " --output-dir " + shell_quote(dir.file("bad")) + " --test " +
+                   shell_quote(dir.file("bad.conll")));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("bad.conll:2: 'cat' has no tag"), std::string::npos) << bad.err;
+  bad = run_bertpt(args + " --output-dir " + shell_quote(dir.file("bad")) + " --metric-for-best mcc");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--metric-for-best mcc is not a metric of token classification"), std::string::npos)
+      << bad.err;
+  bad = run_bertpt(args + " --output-dir " + shell_quote(dir.file("bad")) + " --format csv");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--format csv does not fit --task token-classification"), std::string::npos) << bad.err;
+}
+
 TEST_F(FinetuneTest, SameSeedSameModelAndTwoRanksEqualOneRank) {
   // 64 examples, global batch 8 either way: 1 rank x 8 or 2 ranks x 4 see the same batches.
   auto one = run_bertpt(cli_args("one") + " --seed 5");

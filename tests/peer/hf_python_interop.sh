@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Hugging Face Python stack as the referee: a bertpt run made by this build (tokenizer, dataset,
-# MLM checkpoint, fine-tuned classifier, a regression model) checked by transformers itself with
+# MLM checkpoint, fine-tuned classifier, a regression model, an NER tagger) checked by transformers itself with
 # bench/verify-hf-python.py — loading without missing/unexpected keys, tokenizer ids, fill-mask and
 # classifier probabilities, and HF's save_pretrained read back by bertpt.
 # Usage: hf_python_interop.sh BERTPT_BIN SOURCE_DIR. Exit 77 (CTest: skipped) when the peer
@@ -44,5 +44,13 @@ PY
   --text-pair-field text_pair --output-dir "$work/reg" --epochs 2 --per-device-batch-size 4 --learning-rate 1e-3 \
   --precision fp32 --threads 2 --quiet
 grep -q '"problem_type": "regression"' "$work/reg/best/config.json" || { echo "finetune: no regression" >&2; exit 1; }
+# Token classification (NER): the repository's NCBI-disease excerpt, CoNLL.
+ner=$src/tests/fixtures/corpora/scibert/ner/NCBI-disease
+awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 60' "$ner/train.txt" >"$work/ner-train.txt"  # 60 sentences
+"$bin" finetune --task token-classification --model "$work/run/checkpoint-30" --train "$work/ner-train.txt" \
+  --valid "$ner/dev.txt" --output-dir "$work/ner" --epochs 1 --per-device-batch-size 8 --learning-rate 1e-3 \
+  --precision fp32 --threads 2 --quiet
+grep -q '"BertForTokenClassification"' "$work/ner/best/config.json" || { echo "finetune: no tagger" >&2; exit 1; }
 "$py" "$src/bench/verify-hf-python.py" --bertpt "$bin" --mlm "$work/run/checkpoint-30" --clf "$work/clf/best" \
-  --predict-input "$work/labelled.jsonl" --reg "$work/reg/best" --reg-input "$work/stsb/dev.jsonl" --threads 2
+  --predict-input "$work/labelled.jsonl" --reg "$work/reg/best" --reg-input "$work/stsb/dev.jsonl" \
+  --ner "$work/ner/best" --ner-input "$ner/test.txt" --threads 2

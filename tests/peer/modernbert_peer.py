@@ -220,6 +220,40 @@ def check_regression(bertpt, d, train, valid, work, tol, ck):
              f"finetune regression: bertpt predict == transformers on best/ ({len(preds)} examples, max {worst:.1e})")
 
 
+def check_ner(bertpt, d, conll_dir, work, tol, ck):
+    """`finetune --task token-classification` of a ModernBERT on CoNLL sentences: transformers reads
+    best/ as ModernBertForTokenClassification with every tensor, and its tag per word equals `bertpt
+    predict`'s (bench/verify-hf-python.py's comparison: each word's first sub-token)."""
+    import importlib.util
+    from transformers import AutoModelForTokenClassification, AutoTokenizer
+
+    spec = importlib.util.spec_from_file_location(
+        "verify_hf", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "verify-hf-python.py"))
+    verify = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(verify)
+    sentences = verify.read_conll(os.path.join(conll_dir, "train.txt"))
+    train, valid = os.path.join(work, "ner-train.txt"), os.path.join(work, "ner-valid.txt")
+    for path, part in ((train, sentences[:60]), (valid, sentences[60:90])):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("".join("".join(f"{w}\t{t}\n" for w, t in zip(ws, ts)) + "\n" for ws, ts in part))
+    out = os.path.join(work, "ft-ner")
+    bertpt.run(["finetune", "--task", "token-classification", "--model", d, "--train", train, "--valid", valid,
+                "--epochs", "1", "--per-device-batch-size", "8", "--max-seq-len", "64", "--learning-rate", "1e-3",
+                "--precision", "fp32", "--output-dir", out, "-q"])
+    best = os.path.join(out, "best")
+    model = load_hf(AutoModelForTokenClassification, best, ck, "finetune NER -> best/")
+    ck.check(type(model).__name__ == "ModernBertForTokenClassification",
+             "finetune NER: transformers reads best/ as ModernBertForTokenClassification", type(model).__name__)
+    pred = os.path.join(out, "pred.jsonl")
+    bertpt.run(["predict", "--model", best, "--input", valid, "--output", pred, "--max-seq-len", "64", "-q"])
+    preds = [json.loads(l) for l in open(pred, encoding="utf-8") if l.strip()]
+    worst, bad, words = verify.tagger_differences(model, AutoTokenizer.from_pretrained(best), sentences[60:90], preds,
+                                                  64, tol)
+    ck.check(len(preds) == 30 and words > 0 and not bad,
+             f"finetune NER: bertpt predict == transformers on best/ ({words} words, max |dp| {worst:.1e})",
+             "; ".join(bad[:3]))
+
+
 def check_embed(bertpt, d, work, ck):
     """bertpt embed on a ModernBERT: ModernBertModel's last hidden states, mean-pooled over the tokens."""
     import torch
@@ -288,6 +322,9 @@ def main():
     write_jsonl(rvalid, [{"text": r["text"], "label": caps(r["text"])} for r in va])
     guarded(ck, "finetune regression", check_regression, bertpt, ckpts["l3-h64-bias-mean-tanh"], rtrain, rvalid, work,
             args.tol, ck)
+
+    guarded(ck, "finetune NER", check_ner, bertpt, ckpts["l3-h64-bias-mean-tanh"],
+            os.path.join(args.shared_data, "scibert", "ner", "NCBI-disease"), work, args.tol, ck)
 
     print(f"{ck.passed} passed, {ck.failed} failed" + (f": {ck.failures}" if ck.failed else ""))
     return 1 if ck.failed else 0
