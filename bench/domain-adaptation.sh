@@ -10,8 +10,11 @@
 # Tasks:
 #   sms        SMS spam (ham/spam); domain text = the training split's messages
 #   sci-cite   citation intent (background/method/result); domain text = scientific and biomedical
-#              text of ../shared/data/scibert (PubMed NER sentences, ChemProt, MAG titles, ACL-ARC,
-#              SciERC, the SciCite training sentences) - never SciCite's dev/test sentences
+#              text of ../shared/data/scibert (the PubMed sentences of the NER training splits,
+#              ChemProt, MAG titles, ACL-ARC, SciERC, the SciCite training sentences) - never a
+#              task's dev/test sentences
+#   ncbi       NER: NCBI-disease (diseases, CoNLL BIO), entity-level F1 (seqeval); domain text = sci's
+#   bc5cdr     NER: BC5CDR (chemicals and diseases as one "Entity" type in SciBERT's copy); sci's
 #
 # Every stage skips work whose output already exists, so a second run only redoes what is missing.
 #   STAGES="data pretrain finetune report" (default: all)   QUICK=1: the reduced CI version
@@ -61,7 +64,10 @@ now() { date +%s; }
 timing() { printf '%s\t%s\n' "$1" "$2" >> "$OUT/timings.tsv"; }
 
 # ---- data: corpora, labelled splits, tokenizers, packed datasets
-task_domain() { case $1 in sms) echo sms ;; sci-cite) echo sci ;; *) echo "unknown task $1" >&2; exit 2 ;; esac; }
+task_domain() { case $1 in sms) echo sms ;; sci-cite | ncbi | bc5cdr) echo sci ;; *) echo "unknown task $1" >&2; exit 2 ;; esac; }
+has_task() { [[ " $TASKS " == *" $1 "* ]]; }
+uses_sci() { has_task sci-cite || has_task ncbi || has_task bc5cdr; }
+ner_dir() { case $1 in ncbi) echo "$DATA/scibert/ner/NCBI-disease" ;; bc5cdr) echo "$DATA/scibert/ner/bc5cdr" ;; esac; }
 
 make_task_files() {
   local t=$OUT/tasks
@@ -75,7 +81,7 @@ make_task_files() {
       "$DATA/sms_spam/SMSSpamCollection"
     for s in train valid test; do mv "$t/sms/$s.tsv.tmp" "$t/sms/$s.tsv"; done
   fi
-  [[ " $TASKS " == *" sci-cite "* ]] || return 0
+  has_task sci-cite || return 0
   for s in train dev test; do
     local name=$s; [[ $s == dev ]] && name=valid
     [[ -s $t/sci-cite/$name.jsonl ]] || cp "$DATA/scibert/text_classification/sci-cite/$s.txt" "$t/sci-cite/$name.jsonl"
@@ -95,14 +101,17 @@ make_corpora() {
     tail -n +2 "$OUT/tasks/sms/train.tsv" | cut -f2 > "$c/sms-train.txt"
     "$B" corpus merge -q -i "$c/sms-train.txt" --dedup --shuffle --seed 34 --out "$c/sms.jsonl.zst"
   fi
-  if [[ " $TASKS " == *" sci-cite "* && ! -s $c/sci.jsonl.zst ]]; then
-    # CoNLL NER files (one token per line, blank line between sentences) -> one sentence per line.
+  if uses_sci && [[ ! -s $c/sci.jsonl.zst ]]; then
+    # CoNLL NER training files (one token per line, blank line between sentences) -> one sentence per
+    # line; their dev/test sentences are the NER tasks' held-out text, never pre-trained on.
     awk -F'\t' 'NF == 0 { if (s != "") print s; s = ""; next } { s = s == "" ? $1 : s " " $1 } END { if (s != "") print s }' \
-      "$DATA"/scibert/ner/*/*.txt > "$c/sci-ner.txt"
-    local tc=$DATA/scibert/text_classification
-    "$B" corpus merge -q -i "$c/sci-ner.txt" -i "$tc/chemprot" -i "$tc/mag" -i "$tc/citation_intent" \
-      -i "$tc/sciie-relation-extraction" -i "$tc/sci-cite/train.txt" --format auto --text-field text \
-      --dedup --shuffle --seed 34 --out "$c/sci.jsonl.zst"
+      "$DATA"/scibert/ner/*/train.txt > "$c/sci-ner.txt"
+    local tc=$DATA/scibert/text_classification inputs=(-i "$c/sci-ner.txt") p
+    for p in chemprot mag citation_intent sciie-relation-extraction sci-cite/train.txt; do
+      [[ -e $tc/$p ]] && inputs+=(-i "$tc/$p")  # a smaller copy of the data (tests/fixtures) may lack some
+    done
+    "$B" corpus merge -q "${inputs[@]}" --format auto --text-field text --dedup --shuffle --seed 34 \
+      --out "$c/sci.jsonl.zst"
   fi
 }
 
@@ -163,8 +172,14 @@ task_flags() {
   case $1 in
     sms) echo "--train $OUT/tasks/sms/train.tsv --valid $OUT/tasks/sms/valid.tsv --test $OUT/tasks/sms/test.tsv --text-field text --label-field label" ;;
     sci-cite) echo "--train $OUT/tasks/sci-cite/train.jsonl --valid $OUT/tasks/sci-cite/valid.jsonl --test $OUT/tasks/sci-cite/test.jsonl --text-field text --label-field label" ;;
+    ncbi | bc5cdr) local d; d=$(ner_dir "$1")
+      echo "--task token-classification --train $d/train.txt --valid $d/dev.txt --test $d/test.txt --metric-for-best f1" ;;
   esac
 }
+# A task's flags that override the common fine-tuning ones (given last: the last of a repeated flag wins).
+# The best epoch: by macro-F1 (classification) or entity F1 (NER: --metric-for-best f1 above); NER
+# sentences get 128 tokens (PubMed sentences are long; words cut off would not be scored).
+task_overrides() { case $1 in ncbi | bc5cdr) echo "--max-seq-len $((FT_MAX_LEN > 128 ? FT_MAX_LEN : 128))" ;; *) echo "--metric-for-best macro_f1" ;; esac; }
 arm_model_flags() {  # ARM TASK
   local d; d=$(task_domain "$2")
   case $1 in
@@ -186,7 +201,7 @@ if has_stage finetune; then
         # shellcheck disable=SC2046
         "$B" finetune $(arm_model_flags "$arm" "$task") $(task_flags "$task") --output-dir "$dir" --overwrite-output-dir \
           --epochs "$FT_EPOCHS" --learning-rate "$FT_LR" --per-device-batch-size "$FT_BATCH" --max-seq-len "$FT_MAX_LEN" \
-          --warmup-ratio 0.1 --seed "$seed" --metric-for-best macro_f1 --precision "$PRECISION" --threads "$THREADS" --quiet $FT_FLAGS
+          --warmup-ratio 0.1 --seed "$seed" $(task_overrides "$task") --precision "$PRECISION" --threads "$THREADS" --quiet $FT_FLAGS
         timing "finetune/$task/$arm/seed-$seed" $(( $(now) - t0 ))
       done
     done
@@ -196,7 +211,7 @@ fi
 # ---- report: mean ± std over seeds of the test metrics of each arm's best (by valid macro-F1) model
 if has_stage report; then
   {
-    printf 'task\tarm\tseeds\ttest_accuracy_mean\ttest_accuracy_std\ttest_macro_f1_mean\ttest_macro_f1_std\tmajority_accuracy\tvalid_macro_f1_mean\n'
+    printf 'task\tarm\tseeds\ttest_accuracy_mean\ttest_accuracy_std\ttest_macro_f1_mean\ttest_macro_f1_std\tmajority_accuracy\tvalid_macro_f1_mean\ttest_entity_f1_mean\ttest_entity_f1_std\tvalid_entity_f1_mean\n'
     for task in $TASKS; do
       for arm in $ARMS; do
         for r in "$OUT"/finetune/"$task"/"$arm"/seed-*/results.json; do
@@ -206,14 +221,17 @@ if has_stage report; then
             function val() { v = $0; sub(/^[^:]*: */, "", v); sub(/,$/, "", v); return v }
             /^  "test_accuracy":/ { acc = val() } /^  "test_macro_f1":/ { f1 = val() }
             /^  "test_majority_accuracy":/ { maj = val() } /^  "valid_macro_f1":/ { vf1 = val() }
-            END { print task "\t" arm "\t" acc "\t" f1 "\t" maj "\t" vf1 }' "$r"
+            /^  "test_f1":/ { ef1 = val() } /^  "valid_f1":/ { vef1 = val() }
+            END { print task "\t" arm "\t" acc "\t" f1 "\t" maj "\t" vf1 "\t" ef1 "\t" vef1 }' "$r"
         done
       done
     done | awk -F'\t' '
-      { k = $1 "\t" $2; if (!(k in n)) order[++m] = k; n[k]++; sa[k] += $3; qa[k] += $3 * $3; sf[k] += $4; qf[k] += $4 * $4; maj[k] = $5; sv[k] += $6 }
+      { k = $1 "\t" $2; if (!(k in n)) order[++m] = k; n[k]++; sa[k] += $3; qa[k] += $3 * $3; sf[k] += $4; qf[k] += $4 * $4; maj[k] = $5; sv[k] += $6
+        se[k] += $7; qe[k] += $7 * $7; sve[k] += $8 }
       function sd(s, q, c) { v = c > 1 ? (q - s * s / c) / (c - 1) : 0; return v > 0 ? sqrt(v) : 0 }
       END { for (i = 1; i <= m; i++) { k = order[i]; c = n[k]
-              printf "%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", k, c, sa[k] / c, sd(sa[k], qa[k], c), sf[k] / c, sd(sf[k], qf[k], c), maj[k], sv[k] / c } }'
+              printf "%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", k, c, sa[k] / c, sd(sa[k], qa[k], c), sf[k] / c, sd(sf[k], qf[k], c), maj[k], sv[k] / c,
+                se[k] / c, sd(se[k], qe[k], c), sve[k] / c } }'
   } > "$OUT/summary.tsv"
   log "summary ($OUT/summary.tsv; wall seconds per step in $OUT/timings.tsv)"
   column -t -s $'\t' "$OUT/summary.tsv" 2>/dev/null || cat "$OUT/summary.tsv"
