@@ -20,6 +20,14 @@ default: the model's initial weights via torch.manual_seed, and TrainingArgument
 sample order, masks, dropout), bf16 autocast (bf16=True) or fp32, CPU, torch.set_num_threads(--threads).
 --no-checkpoint saves no checkpoint at all (save_strategy="no"; trainer_state.json is still written).
 
+A wall-clock budget (bench/time-to-quality.sh):
+  --time-limit SEC  TimeLimit callback: at the end of the first optimizer step that finishes SEC seconds
+                    or more after this process started, training stops (control.should_training_stop);
+                    the learning-rate schedule is still the one of --max-steps. The result JSON says
+                    whether the limit stopped the run ("stopped_by_time_limit") and at which step.
+  --save-final DIR  after training, model.save_pretrained(DIR) and tokenizer.save_pretrained(DIR): a
+                    transformers directory that `bertpt eval` and `bertpt finetune` load.
+
 The peer's best configuration (row 3's second HF arm; stock when neither option is given):
   --sparse-head  SparseHeadTrainer: the MLM head on the masked rows only, through BertForMaskedLM's
                  public modules as bench/hf_train_step.py --sparse-head does — model.bert(...) on the
@@ -49,6 +57,7 @@ import sys
 import time
 
 T_START = time.perf_counter()
+T_START_WALL = time.time()
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -127,6 +136,19 @@ class FirstStepMarker(TrainerCallback):
         self.marker.flush()
 
 
+class TimeLimit(TrainerCallback):
+    """Stops training at the end of the first step finished --time-limit seconds after process start."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.stopped_at = None
+
+    def on_step_end(self, args, state, control, **kw):
+        if self.stopped_at is None and time.perf_counter() - T_START >= self.seconds:
+            self.stopped_at = state.global_step
+            control.should_training_stop = True
+
+
 class SparseHeadTrainer(Trainer):
     """A Trainer whose loss runs the MLM head on the masked rows only (see the module doc). The loss
     is this batch's mean over its masked positions, as the stock head's."""
@@ -198,6 +220,8 @@ def main():
     ap.add_argument("--eval", action="store_true", help="trainer.evaluate() on the valid split after training")
     ap.add_argument("--resume", action="store_true", help="resume_from_checkpoint=True (the latest in --output-dir)")
     ap.add_argument("--marker", help="JSON lines, one per finished step (see the module doc)")
+    ap.add_argument("--time-limit", type=float, help="stop after the first step that ends SEC seconds after start")
+    ap.add_argument("--save-final", help="save_pretrained the model and tokenizer here after training")
     ap.add_argument("--sparse-head", action="store_true", help="the MLM head on the masked rows only (module doc)")
     ap.add_argument("--compile", action="store_true", help="with --sparse-head: torch.compile the encoder and the head")
     ap.add_argument("--result", required=True)
@@ -258,6 +282,9 @@ def main():
     )
     clock = Clock()
     callbacks = [clock] + ([FirstStepMarker(a.marker)] if a.marker else [])
+    time_limit = TimeLimit(a.time_limit) if a.time_limit is not None else None
+    if time_limit:
+        callbacks.append(time_limit)
     kw = dict(model=model, args=args, data_collator=collator, train_dataset=train,
               eval_dataset=valid if a.eval else None, callbacks=callbacks)
     trainer = SparseHeadTrainer(compiled=a.compile, **kw) if a.sparse_head else Trainer(**kw)
@@ -269,6 +296,10 @@ def main():
             raise
         sys.exit(f"{PROG}: --compile: torch.compile failed ({error_cause(e)})")
     t_trained = time.perf_counter()
+    if a.save_final:
+        model.save_pretrained(a.save_final)
+        tokenizer.save_pretrained(a.save_final)
+    t_saved = time.perf_counter()
 
     logs = [r for r in clock.logs if "loss" in r]
     result = {
@@ -288,6 +319,10 @@ def main():
         "import_sec": t_imported - T_START,
         "setup_sec": t_ready - t_imported,
         "train_call_sec": t_trained - t_ready,
+        "save_final_sec": t_saved - t_trained,
+        "t_start": T_START_WALL,
+        "global_step": trainer.state.global_step,
+        "stopped_by_time_limit": bool(time_limit and time_limit.stopped_at is not None),
         "train_metrics": out.metrics,
         "t_train_begin": clock.t_train_begin,
         "step_end_times": {str(k): v for k, v in sorted(clock.t_step_end.items())},
