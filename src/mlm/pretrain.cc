@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -284,6 +285,7 @@ class Pretraining {
   bool train_step();  // false when the run stops after it (a signal)
   engine::MicroForward mlm_forward(const StepBatch& batch);
   void write_log_record(const engine::StepInterval& iv);
+  void warn_peak_exceeded() const;
   void evaluate();
   void save();
   nlohmann::json trainer_state() const;
@@ -311,6 +313,7 @@ class Pretraining {
   double prior_elapsed_ = 0, prior_cost_ = 0, elapsed_ = 0;  // training wall time of the whole run
   double price_ = 0;
   perf::PeakFlops peak_;
+  bool peak_exceeded_ = false;  // said once: an MFU above 100% means the peak is too low
   std::optional<perf::BertFlops> flops_;
   double interval_flops_ = 0;
   int64_t global_batch_ = 0;
@@ -681,6 +684,19 @@ void Pretraining::write_log_record(const engine::StepInterval& iv) {
   log(r);
   result_.last_log = r;
   interval_flops_ = 0;
+  if (r["mfu"].get<double>() > 1.0 && !std::exchange(peak_exceeded_, true)) warn_peak_exceeded();
+}
+
+// An MFU above 100%: the peak is lower than what the run reaches. A CPU's is measured at start-up
+// (perf/flops.h), so other work loading the machine then makes it too low.
+void Pretraining::warn_peak_exceeded() const {
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "%.1f GFLOP/s", peak_.flops_per_sec / 1e9);
+  message(o_.peak_tflops > 0 ? "MFU above 100%: --peak-tflops (" + std::string(rate) +
+                                   " per device) is below the rate this run reaches; give the device's peak"
+                             : "MFU above 100%: the peak it is relative to (" + peak_.source + ", " + rate +
+                                   ") was measured while other work loaded the machine; MFU is too high, "
+                                   "give the peak with --peak-tflops");
 }
 
 void Pretraining::evaluate() {

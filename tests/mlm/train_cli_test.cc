@@ -168,6 +168,23 @@ TEST_F(TrainCliTest, ConfigFileAndFlagsThenEvalFillMaskPlot) {
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
 }
 
+TEST_F(TrainCliTest, AnMfuAbove100PercentSaysThePeakIsTooLowOnce) {
+  // 1e-9 TFLOP/s (1 kFLOP/s) is far below any real rate: every record's MFU is above 100%.
+  auto r = run_bertpt("train --data " + shell_quote(data) + " --model " + shell_quote(model) + " --output-dir " +
+                      shell_quote(dir.file("low-peak")) +
+                      " --precision fp32 --threads 1 --per-device-batch-size 8 --max-steps 4 --logging-steps 1"
+                      " --peak-tflops 1e-9");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string warning = "MFU above 100%: --peak-tflops (0.0 GFLOP/s per device) is below the rate this run";
+  const size_t at = r.err.find(warning);
+  EXPECT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(warning, at + 1), std::string::npos) << "said more than once:\n" << r.err;
+  // A peak above the rate reached (the fixture's 1 TFLOP/s) says nothing.
+  r = run_bertpt(base_args(dir.file("high-peak")) + " --max-steps 2 --logging-steps 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("MFU above 100%"), std::string::npos) << r.err;
+}
+
 TEST_F(TrainCliTest, SigintSavesACheckpointAndExitsZero) {
   const std::string out = dir.file("sig");
   auto r = testing::interrupt_after_first_log(
