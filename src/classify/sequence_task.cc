@@ -19,7 +19,6 @@ namespace {
 
 // One labelled split, read, mapped to class ids and encoded.
 struct Split {
-  std::string path;
   std::vector<Example> examples;
   std::vector<int64_t> labels;  // class ids (classification)
   std::vector<double> targets;  // numbers (regression)
@@ -30,7 +29,6 @@ struct Split {
 Split load_split(const std::string& path, const LabeledDataOptions& data, const LabelMap* labels, ProblemType type,
                  const tokenizer::Tokenizer& tok, int64_t max_len) {
   Split s;
-  s.path = path;
   s.examples = read_labeled_data(path, data, /*require_label=*/true);
   if (type == ProblemType::Regression) s.targets = regression_targets(s.examples, path);
   else if (labels) s.labels = labels->ids_of(s.examples, path);

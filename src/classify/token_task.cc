@@ -1,6 +1,7 @@
 #include "classify/token_task.h"
 
 #include <optional>
+#include <utility>
 
 #include <ATen/ATen.h>
 
@@ -37,9 +38,11 @@ std::vector<int64_t> tag_ids(const TaggedSentence& s, const LabelMap& labels, co
   return ids;
 }
 
-TagSplit load_split(const std::string& path, const LabelMap& labels, const tokenizer::Tokenizer& tok, int64_t max_len) {
+// `sentences`, read from `path`, with their tag ids and encoding.
+TagSplit make_split(std::vector<TaggedSentence> sentences, const std::string& path, const LabelMap& labels,
+                    const tokenizer::Tokenizer& tok, int64_t max_len) {
   TagSplit s;
-  s.sentences = read_conll(path, /*require_tags=*/true);
+  s.sentences = std::move(sentences);
   for (const TaggedSentence& sentence : s.sentences) {
     s.tags.push_back(tag_ids(sentence, labels, path));
     s.words += int64_t(sentence.words.size());
@@ -95,10 +98,14 @@ class TokenTask : public FinetuneTask {
 };
 
 TokenTask::TokenTask(const FinetuneOptions& o, const tokenizer::Tokenizer& tok) : max_seq_len_(o.max_seq_len) {
-  labels_ = LabelMap::from_labels(tag_set(read_conll(o.train, /*require_tags=*/true)), o.train);
-  train_ = load_split(o.train, labels_, tok, o.max_seq_len);
-  if (!o.valid.empty()) valid_ = load_split(o.valid, labels_, tok, o.max_seq_len);
-  if (!o.test.empty()) test_ = load_split(o.test, labels_, tok, o.max_seq_len);
+  std::vector<TaggedSentence> train = read_conll(o.train, /*require_tags=*/true);
+  labels_ = LabelMap::from_labels(tag_set(train), o.train);
+  train_ = make_split(std::move(train), o.train, labels_, tok, o.max_seq_len);
+  auto load = [&](const std::string& path) {
+    return make_split(read_conll(path, /*require_tags=*/true), path, labels_, tok, o.max_seq_len);
+  };
+  if (!o.valid.empty()) valid_ = load(o.valid);
+  if (!o.test.empty()) test_ = load(o.test);
   for (size_t i = 0; i < train_.sentences.size(); ++i) {
     token_labels_.push_back(first_token_labels(train_.encoded.words[i], train_.tags[i]));
     int64_t n = 0;
