@@ -14,8 +14,9 @@ Both in eval mode (no dropout) and in train mode with the same seed before each 
 have no dropout, so the encoder draws the same dropout masks), on an unpadded and a padded batch
 (hf_train_step's collator and --padding rule). The gradients are compared too. Exits 1 when a loss
 differs by more than --tol (default 1e-5) or a gradient by more than --grad-tol (relative to the
-largest dense gradient entry of its tensor), 0 otherwise; prints one line per case. bf16-autocast
-differences are printed for information (--bf16) and never fail the check.
+largest dense gradient entry of its tensor, or to 1e-4 of the model's largest where that is more),
+0 otherwise; prints one line per case. bf16-autocast differences are printed for information
+(--bf16) and never fail the check.
 
   .venv/bin/python bench/peers/check_sparse_head.py [--config configs/bert-mini.json ...]
 """
@@ -47,7 +48,8 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--tol", type=float, default=1e-5, help="largest |sparse - dense| fp32 loss difference allowed")
     p.add_argument("--grad-tol", type=float, default=1e-4,
-                   help="largest fp32 gradient difference allowed, relative to the tensor's largest dense |gradient|")
+                   help="largest fp32 gradient difference allowed, relative to the tensor's largest dense |gradient| "
+                        "(at least 1e-4 of the model's largest)")
     p.add_argument("--bf16", action="store_true", help="also print (never check) the bf16-autocast differences")
     a = p.parse_args(argv)
     a.config = a.config or [os.path.join(ROOT, "configs", "bert-mini.json"),
@@ -67,12 +69,18 @@ def loss_and_grads(model, loss_fn, b, train, seed, bf16):
 
 
 def grad_difference(dense, sparse):
-    """The largest |dense - sparse| gradient entry relative to its tensor's largest |dense| entry, and its name."""
+    """The largest |dense - sparse| gradient entry relative to its tensor's largest |dense| entry, and its name.
+
+    A tensor whose gradient is zero up to rounding is measured against 1e-4 of the model's largest
+    gradient instead: BERT's attention key bias has a gradient of exactly zero in exact arithmetic
+    (softmax ignores a constant added to a query's scores), ~1e-11 in fp32, and two head variants'
+    rounding noise there is as large as the noise itself (it depends on the CPU's GEMM kernels)."""
     if dense.keys() != sparse.keys():
         return float("inf"), f"different parameters with gradients: {sorted(dense.keys() ^ sparse.keys())}"
+    floor = 1e-4 * max((float(g.abs().max()) for g in dense.values()), default=0.0)
     worst, where = 0.0, ""
     for n, g in dense.items():
-        d = float((g - sparse[n]).abs().max()) / max(float(g.abs().max()), 1e-12)
+        d = float((g - sparse[n]).abs().max()) / max(float(g.abs().max()), floor, 1e-12)
         if d > worst:
             worst, where = d, n
     return worst, where
