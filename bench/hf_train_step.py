@@ -32,6 +32,14 @@ configuration as well (the JSON's "variant": stock, sparse, compiled or sparse+c
 
 Everything else in the step (autocast, clipping, AdamW groups, batches) is the same in all variants.
 
+  --profile FILE one more step after the warm-up (on the first timed step's batch), under torch.profiler
+                 (CPU activities, no shapes), its chrome trace written to FILE; the timed steps follow
+                 it and are measured as without it. The step's parts are record_function ranges named
+                 step.forward, step.backward and step.optimizer (clipping, AdamW, zero_grad), which
+                 bench/profile_step.py reads. With --compile, inductor's C++ kernels are compiled with
+                 their profiler ranges (cpp.enable_kernel_profile), so the trace names each cpp_fused_*
+                 kernel instead of leaving their time to the compiled graph's range.
+
 Why: it is the peer in bertpt's side-by-side benchmarks. bench/gpu and scripts/gpu-check run it on
 a GPU next to bertpt's CUDA build; on a CPU its numbers compare with `bertpt bench` (same seq-len,
 batch and threads). FLOPs use bertpt's formula (src/perf/flops.h): the MLM head (H*H transform +
@@ -50,6 +58,7 @@ Nothing is downloaded: the tokenizer the collator needs is written to a temporar
 """
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -83,6 +92,7 @@ SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]  # ids 0..4, as 
 MASK_ID = 4
 FIRST_ORDINARY_ID = len(SPECIAL_TOKENS)
 IGNORE_INDEX = -100  # the collator's label for positions not predicted
+PHASES = ("step.forward", "step.backward", "step.optimizer")  # --profile's ranges (bench/profile_step.py)
 COMPILE_MIN_WARMUP = 2  # --compile: the first warm-up step compiles, the second recompiles for dynamic shapes
 
 
@@ -118,6 +128,9 @@ def parse_args(argv=None):
     p.add_argument("--compile", action="store_true",
                    help=f"torch.compile the forward + loss (default mode); compiles in the untimed warm-up, which is "
                         f"then at least {COMPILE_MIN_WARMUP} steps (default: off, eager)")
+    p.add_argument("--profile", metavar="FILE", default=None,
+                   help="after the warm-up, one more step under torch.profiler (CPU), its chrome trace written to "
+                        "FILE (bench/profile_step.py reads it); the timed steps follow it (default: none)")
     a = p.parse_args(argv)
     if a.steps < 1 or a.warmup_steps < 0:
         p.error("--steps must be at least 1 and --warmup-steps at least 0")
@@ -358,6 +371,20 @@ def train_matmul_flops(config, batch, seq_len, predicted=None):
     return 6 * n_encoder * tokens + 12 * H * keys * tokens + 6 * n_head * predicted
 
 
+def profile_step(step, batch, path):
+    """`step(batch, phase)` once under torch.profiler (CPU activities, no shapes), its parts in
+    record_function ranges (PHASES); the chrome trace is written to `path`."""
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    try:
+        with profile(activities=[ProfilerActivity.CPU], record_shapes=False) as prof:
+            step(batch, record_function)
+        prof.export_chrome_trace(path)
+    except (OSError, RuntimeError) as e:
+        die(f"--profile {path}: {e}")
+    print(f"{PROG}: --profile: one step's trace written to {path}", file=sys.stderr)
+
+
 def main(argv=None):
     a = parse_args(argv)
     if a.device == "cuda" and not torch.cuda.is_available():
@@ -398,19 +425,25 @@ def main(argv=None):
     masked_per_step = statistics.mean(float((b["labels"] != -100).sum()) for b in batches)
 
     loss_fn = make_loss_fn(model, a.sparse_head)
+    if a.compile and a.profile:
+        import torch._inductor.config as inductor_config
+        inductor_config.cpp.enable_kernel_profile = True  # each cpp_fused_* kernel a range in the trace
     if a.compile:
         try:
             loss_fn = torch.compile(loss_fn)  # default mode; the graphs compile at the first calls
         except Exception as e:
             die(f"--compile: torch.compile failed ({error_cause(e)})")
 
-    def step(b):
-        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+    def step(b, phase=contextlib.nullcontext):  # phase: record_function under --profile
+        forward, backward, optimizer = PHASES
+        with phase(forward), torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
             loss = loss_fn(b["input_ids"], b["attention_mask"], b["labels"])
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        with phase(backward):
+            loss.backward()
+        with phase(optimizer):
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            opt.zero_grad(set_to_none=True)
         return loss
 
     cuda = a.device == "cuda"
@@ -435,6 +468,8 @@ def main(argv=None):
             raise
         die(f"--compile: torch.compile failed in the warm-up steps ({error_cause(e)})")
     warmup_time = time.perf_counter() - w0
+    if a.profile:
+        profile_step(step, batches[warmup_steps], a.profile)
     compiled_before = dynamo_counts()
 
     # Per-step times: CUDA events on the GPU (no host synchronization inside the loop beyond what
@@ -544,6 +579,8 @@ def main(argv=None):
             "graphs_compiled_in_timed_steps": recompiled,
             "graph_breaks": compiled_after.get("graph_breaks"),
         }
+    if a.profile:
+        out["profile_trace"] = a.profile
     if cuda:
         out["float32_matmul_precision"] = torch.get_float32_matmul_precision()
     if a.peak_tflops is not None:
