@@ -146,32 +146,11 @@ int main(int argc, char** argv) {
   Timing gemm_fp32 = gemm_gflops(at::kFloat, std::min<int64_t>(N, 512), config.hidden_size, config.intermediate_size,
                                  3);
 
-  if (!profile.empty()) {
-    // One extra step (with --optimizer, AdamW's update too) under LibTorch's profiler (chrome trace),
-    // after two warm-up steps (the first steps grow the heap: their page faults are not the steady state).
-    for (int s = 0; s < 3; ++s) {
-      std::unique_ptr<torch::autograd::profiler::RecordProfile> rec;
-      if (s == 2) rec = std::make_unique<torch::autograd::profiler::RecordProfile>(profile);
-      for (auto& p : net->parameters()) p.mutable_grad() = at::Tensor();
-      model::MlmOutput out;
-      {
-        torch_compat::AutocastGuard guard(c10::DeviceType::CPU, at::kBFloat16, bf16);
-        out = net->forward(ids, mask, {}, labels, mlm_head);
-      }
-      (out.loss_sum / static_cast<double>(std::max<int64_t>(out.num_masked, 1))).backward();
-      if (opt) {
-        RECORD_USER_SCOPE("step.optimizer");  // the phase bench/profile_step.py reads
-        opt->step();
-      }
-    }
-  }
-  std::vector<double> times, fwd_times, cpu_times;
-  int64_t masked = 0;
-  for (int s = 0; s < warmup + steps; ++s) {
-    auto t0 = Clock::now();
-    double c0 = cpu_seconds();
-    // Gradients set to none rather than zeroed: backward then hands its buffers to .grad without a
-    // fill and an add (what zero_grad(set_to_none=True) does in PyTorch 2.x).
+  // One training step. Gradients set to none rather than zeroed: backward then hands its buffers to
+  // .grad without a fill and an add (what zero_grad(set_to_none=True) does in PyTorch 2.x). `t0`:
+  // the step's start, for the forward's seconds; the optimizer's phase is a range of its own for
+  // bench/profile_step.py.
+  auto train_step = [&](Clock::time_point t0, double& forward_seconds) {
     for (auto& p : net->parameters()) p.mutable_grad() = at::Tensor();
     model::MlmOutput out;
     {
@@ -179,9 +158,32 @@ int main(int argc, char** argv) {
       out = net->forward(ids, mask, {}, labels, mlm_head);
     }
     at::Tensor loss = out.loss_sum / static_cast<double>(std::max<int64_t>(out.num_masked, 1));
-    double fwd = seconds_since(t0);
+    forward_seconds = seconds_since(t0);
     loss.backward();
-    if (opt) opt->step();
+    if (opt) {
+      RECORD_USER_SCOPE("step.optimizer");
+      opt->step();
+    }
+    return out;
+  };
+
+  if (!profile.empty()) {
+    // One extra step (with --optimizer, AdamW's update too) under LibTorch's profiler (chrome trace),
+    // after two warm-up steps (the first steps grow the heap: their page faults are not the steady state).
+    for (int s = 0; s < 3; ++s) {
+      std::unique_ptr<torch::autograd::profiler::RecordProfile> rec;
+      if (s == 2) rec = std::make_unique<torch::autograd::profiler::RecordProfile>(profile);
+      double unused;
+      train_step(Clock::now(), unused);
+    }
+  }
+  std::vector<double> times, fwd_times, cpu_times;
+  int64_t masked = 0;
+  for (int s = 0; s < warmup + steps; ++s) {
+    auto t0 = Clock::now();
+    double c0 = cpu_seconds();
+    double fwd = 0;
+    const model::MlmOutput out = train_step(t0, fwd);
     double dt = seconds_since(t0);
     double dc = cpu_seconds() - c0;
     masked = out.num_masked;
