@@ -18,6 +18,7 @@
 #
 # Every stage skips work whose output already exists, so a second run only redoes what is missing.
 #   STAGES="data pretrain finetune report" (default: all)   QUICK=1: the reduced CI version
+#   (report: OUT/summary.tsv, and OUT/ner-tables.md for NER tasks, the Markdown of docs/domain-adaptation.md)
 #   MODEL, SEQ_LEN, FT_MAX_LEN, PRETRAIN_STEPS, PRETRAIN_BATCH, PRETRAIN_LR, VOCAB, FT_EPOCHS, FT_LR, FT_BATCH,
 #   SEEDS, TASKS, PRECISION (bf16 | fp32), THREADS, OUT, BUILD_DIR, DATA_DIR; TRAIN_FLAGS / FT_FLAGS: extra flags for every
 #   `bertpt train` / `bertpt finetune` (e.g. "--device cuda --nproc-per-node 8")
@@ -208,6 +209,28 @@ if has_stage finetune; then
   done
 fi
 
+# A NER task's Markdown table: per arm, the test entity F1, precision, recall and word accuracy as mean
+# ± sample standard deviation over the seeds' results.json, and the mean valid entity F1.
+ner_table() {
+  local task=$1 arm r
+  echo "| task | arm | seeds | test entity F1 | precision | recall | word accuracy | valid entity F1 (mean) |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for arm in $ARMS; do
+    for r in "$OUT"/finetune/"$task"/"$arm"/seed-*/results.json; do
+      [[ -s $r ]] || continue
+      awk 'function val() { v = $0; sub(/^[^:]*: */, "", v); sub(/,$/, "", v); return v }
+        /^  "test_f1":/ { f = val() } /^  "test_precision":/ { p = val() } /^  "test_recall":/ { r = val() }
+        /^  "test_accuracy":/ { a = val() } /^  "valid_f1":/ { v = val() }
+        END { print f "\t" p "\t" r "\t" a "\t" v }' "$r"
+    done | awk -F'\t' -v task="$task" -v arm="$arm" '
+      { n++; for (i = 1; i <= 4; i++) { s[i] += $i; q[i] += $i * $i }; sv += $5 }
+      function cell(i) { v = n > 1 ? (q[i] - s[i] * s[i] / n) / (n - 1) : 0
+        return sprintf("%.4f ± %.4f", s[i] / n, v > 0 ? sqrt(v) : 0) }
+      END { if (n) printf "| %s | %s | %d | %s | %s | %s | %s | %.4f |\n", task, arm, n, cell(1), cell(2), cell(3), cell(4), sv / n }'
+  done
+  echo
+}
+
 # ---- report: mean ± std over seeds of the test metrics of each arm's best (by valid macro-F1) model
 if has_stage report; then
   {
@@ -235,4 +258,10 @@ if has_stage report; then
   } > "$OUT/summary.tsv"
   log "summary ($OUT/summary.tsv; wall seconds per step in $OUT/timings.tsv)"
   column -t -s $'\t' "$OUT/summary.tsv" 2>/dev/null || cat "$OUT/summary.tsv"
+  ner_tables=$(for task in $TASKS; do case $task in ncbi | bc5cdr) ner_table "$task" ;; esac; done)
+  if [[ -n $ner_tables ]]; then
+    printf '%s\n' "$ner_tables" > "$OUT/ner-tables.md"
+    log "NER, test split, mean ± standard deviation over the seeds ($OUT/ner-tables.md, as in docs/domain-adaptation.md)"
+    cat "$OUT/ner-tables.md"
+  fi
 fi
