@@ -6,17 +6,20 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <new>
 
 #include "common/error.h"
 #include "data/dataset.h"
 #include "data/masking.h"
+#include "data/sampler.h"
 #include "engine/adamw.h"
 #include "engine/collectives.h"
 #include "engine/device.h"
 #include "engine/failures.h"
 #include "engine/precision.h"
 #include "engine/step_runner.h"
+#include "mlm/batch_loader.h"
 #include "mlm/mlm_step.h"
 #include "model/architecture.h"
 #include "model/bert_config.h"
@@ -28,38 +31,64 @@ namespace bertpt::mlm {
 
 namespace {
 
-// A batch of `batch` sequences of `seq_len` ids with HF-style masking: synthetic ids ([CLS] random
-// [SEP]) or the first samples of a dataset; with o.padding, each row's tail padded (id 0, no label)
-// and `attention_mask` 0 there (else undefined).
-void make_batch(const BenchOptions& o, const data::Dataset* ds, int64_t vocab, int64_t batch, int64_t seq_len,
-                at::Tensor& ids, at::Tensor& labels, at::Tensor& attention_mask) {
+// Synthetic step `step`'s micro-batch `micro` ([b, T] ids and labels): [CLS] random ids [SEP] with
+// HF-style masking, each (step, micro) its own ids and masks.
+void synthetic_micro_batch(const BenchOptions& o, int64_t vocab, int64_t batch, int64_t seq_len, int64_t step,
+                           int64_t micro, at::Tensor& ids, at::Tensor& labels) {
   std::vector<int64_t> raw(size_t(batch * seq_len)), in(raw.size()), lab(raw.size());
   data::MaskingOptions mo;
   mo.mlm_probability = o.mlm_probability;
   mo.vocab_size = vocab;
   mo.mask_id = 4;
   mo.never_mask = {0, 2, 3};
-  uint64_t x = o.seed;
+  const uint64_t seed = o.seed + 0x9E3779B97F4A7C15ull * uint64_t(step * o.grad_accum + micro);
+  uint64_t x = seed;
   for (int64_t b = 0; b < batch; ++b) {
     int64_t* row = raw.data() + b * seq_len;
-    if (ds) {
-      std::vector<int64_t> sample(ds->seq_len());
-      ds->get(uint64_t(b) % ds->size(), sample.data());
-      std::copy(sample.begin(), sample.begin() + seq_len, row);
-    } else {
-      for (int64_t t = 0; t < seq_len; ++t) {
-        x = x * 6364136223846793005ull + 1442695040888963407ull;
-        row[t] = 5 + int64_t((x >> 33) % uint64_t(vocab - 5));
-      }
-      row[0] = 2;
-      row[seq_len - 1] = 3;
+    for (int64_t t = 0; t < seq_len; ++t) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      row[t] = 5 + int64_t((x >> 33) % uint64_t(vocab - 5));
     }
-    data::mask_tokens(mo, o.seed, 0, uint64_t(b), row, in.data() + b * seq_len, lab.data() + b * seq_len,
+    row[0] = 2;
+    row[seq_len - 1] = 3;
+    data::mask_tokens(mo, seed, 0, uint64_t(b), row, in.data() + b * seq_len, lab.data() + b * seq_len,
                       size_t(seq_len));
   }
   ids = torch::tensor(in, torch::kLong).view({batch, seq_len});
   labels = torch::tensor(lab, torch::kLong).view({batch, seq_len});
-  if (o.padding > 0) attention_mask = pad_row_tails(ids, labels, o.padding);
+}
+
+// The step batches bench cycles through, each step's micro-batches its own, as train's are: with a
+// dataset, train's own (the shuffled sampler at --seed, the dataset's masking: mlm/batch_loader.h),
+// cut to `seq_len`; else synthetic ones. Distinct batches matter: the sparse head's rows follow each
+// batch's masked positions. At most max(grad_accum, 64) micro-batches are held.
+std::vector<StepBatch> make_step_batches(const BenchOptions& o, const data::Dataset* ds, int64_t vocab, int64_t batch,
+                                         int64_t seq_len) {
+  const int64_t steps = std::clamp<int64_t>(64 / o.grad_accum, 1, o.warmup_steps + o.steps);
+  std::unique_ptr<data::Sampler> sampler;
+  data::MaskingOptions masking;
+  if (ds) {
+    sampler = std::make_unique<data::Sampler>(ds->size(), o.seed, /*shuffle=*/true);
+    masking = masking_for_dataset(*ds, o.mlm_probability);
+  }
+  std::vector<StepBatch> batches(static_cast<size_t>(steps));
+  for (int64_t s = 0; s < steps; ++s) {
+    for (int64_t m = 0; m < o.grad_accum; ++m) {
+      at::Tensor ids, labels;
+      if (ds) {
+        const uint64_t position = uint64_t((s * o.grad_accum + m) * batch);
+        const MicroBatch full = make_micro_batch(*ds, *sampler, masking, o.seed, position, batch, false);
+        ids = full.input_ids.narrow(1, 0, seq_len).contiguous();
+        labels = full.labels.narrow(1, 0, seq_len).contiguous();
+      } else {
+        synthetic_micro_batch(o, vocab, batch, seq_len, s, m, ids, labels);
+      }
+      const at::Tensor mask = o.padding > 0 ? pad_row_tails(ids, labels, o.padding) : at::Tensor();
+      batches[size_t(s)].micro.push_back(micro_batch_of(ids, labels, mask));
+      batches[size_t(s)].num_masked += batches[size_t(s)].micro.back().num_masked;
+    }
+  }
+  return batches;
 }
 
 }  // namespace
@@ -153,7 +182,7 @@ struct RowTiming {
   int64_t parameters = 0;  // of the model that ran
 };
 
-// A fresh model trained for warmup_steps + steps optimizer steps on one fixed batch, each step timed
+// A fresh model trained for warmup_steps + steps optimizer steps on make_step_batches, each step timed
 // until the device is done. The step is train's own (mlm/mlm_step.h): the same StepRunner with
 // train's defaults (clipping to 1.0, the non-finite policy, AdamW's kernel choice, bf16 autocast, the
 // sparse head), --grad-accum micro-batches of `batch` sequences per step.
@@ -177,27 +206,24 @@ RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& co
     return mlm_dropout_seed(seed, step, rank, micro);
   };
   engine::StepRunner runner(so, params, optimizer, coll, [](const std::string&) {});
-  StepBatch step_batch;
-  for (int64_t m = 0; m < o.grad_accum; ++m) {
-    at::Tensor ids, labels, mask;
-    make_batch(o, ds, config.vocab_size, batch, seq_len, ids, labels, mask);
-    step_batch.micro.push_back(micro_batch_of(ids, labels, mask));
-    step_batch.num_masked += step_batch.micro.back().num_masked;
-  }
-  const engine::MicroForward forward = mlm_micro_forward(*model, step_batch, device);
+  const std::vector<StepBatch> batches = make_step_batches(o, ds, config.vocab_size, batch, seq_len);
+  std::vector<engine::MicroForward> forwards;
+  for (const StepBatch& b : batches) forwards.push_back(mlm_micro_forward(*model, b, device));
   for (int s = 0; s < o.warmup_steps + o.steps; ++s) {
     engine::StepInput in;
     in.started = std::chrono::steady_clock::now();
     in.step = s;
     in.micro_steps = o.grad_accum;
-    in.count = double(step_batch.num_masked) * coll.world_size();  // every rank runs the same batch
+    const size_t k = size_t(s) % batches.size();
+    in.count = double(batches[k].num_masked) * coll.world_size();  // every rank runs the same batches
     in.lr = 1e-5;
     in.log_step = in.read_back = true;  // reads the step's loss back: the time includes the device's work
-    runner.run(in, forward);
+    runner.run(in, forwards[k]);
     const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - in.started).count();
-    if (s >= o.warmup_steps) t.times.push_back(dt);
+    if (s < o.warmup_steps) continue;
+    t.times.push_back(dt);
+    t.masked += double(batches[k].num_masked) / double(o.steps);  // the mean over the timed steps
   }
-  t.masked = double(step_batch.num_masked);
   std::sort(t.times.begin(), t.times.end());
   return t;
 }
