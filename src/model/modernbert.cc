@@ -7,8 +7,10 @@
 #include <ATen/core/grad_mode.h>
 
 #include "common/error.h"
+#include "model/glu.h"
 #include "model/module_tree.h"
 #include "model/ops.h"
+#include "model/rotary.h"
 
 namespace bertpt::model {
 
@@ -39,16 +41,6 @@ at::Tensor prediction_head(const at::Tensor& x, const at::Tensor& dense, const a
   return norm(ops::activation(ops::linear(x, dense, dense_bias), c.modern.classifier_activation), nw, nb, c);
 }
 
-// rotate_half(x)·sin = cat(-x2, x1)·sin, computed as the halves swapped (a flip, whose backward is a
-// flip) times sin with its first half negated: the same numbers, without the two slices and the cat
-// whose backward passes allocate and zero-fill a tensor of x's size each.
-at::Tensor rotate_half_times(const at::Tensor& x, const at::Tensor& sin) {
-  const int64_t half = x.size(-1) / 2;
-  const at::Tensor sign = at::tensor({-1.0f, 1.0f}, sin.options()).view({2, 1});
-  const at::Tensor signed_sin = (sin.unflatten(-1, {2, half}) * sign).flatten(-2);
-  return x.unflatten(-1, {2, half}).flip(-2).flatten(-2) * signed_sin;
-}
-
 // PyTorch's trunc_normal_ (inverse-CDF): N(0, std) restricted to [-cutoff·std, cutoff·std].
 void trunc_normal(at::Tensor& p, double std, double cutoff) {
   const double lo = std::erf(-cutoff / std::sqrt(2.0)), hi = std::erf(cutoff / std::sqrt(2.0));
@@ -56,19 +48,6 @@ void trunc_normal(at::Tensor& p, double std, double cutoff) {
 }
 
 }  // namespace
-
-std::pair<at::Tensor, at::Tensor> rotary_cos_sin(int64_t T, int64_t head_dim, double theta, c10::Device device) {
-  const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
-  at::Tensor inv_freq = 1.0 / at::pow(theta, at::arange(0, head_dim, 2, f32) / double(head_dim));  // [hd/2]
-  at::Tensor freqs = at::arange(T, f32).unsqueeze(1) * inv_freq.unsqueeze(0);                      // [T, hd/2]
-  at::Tensor emb = at::cat({freqs, freqs}, -1);                                                    // [T, hd]
-  return {emb.cos(), emb.sin()};
-}
-
-at::Tensor apply_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
-  at::Tensor xf = x.to(at::kFloat);
-  return (xf * cos + rotate_half_times(xf, sin)).to(x.scalar_type());
-}
 
 // ---- ModernBertModel
 
@@ -163,10 +142,8 @@ at::Tensor ModernBertModelImpl::attention(const Layer& layer, const at::Tensor& 
 }
 
 at::Tensor ModernBertModelImpl::mlp(const Layer& layer, const at::Tensor& x) {
-  const int64_t I = config_.intermediate_size;
   at::Tensor h = ops::linear(x, layer.wi, layer.wi_bias);  // [..., 2I]: input, then gate
-  const std::vector<at::Tensor> halves = h.split(I, -1);   // one backward (a cat), not two zero-filled slices
-  at::Tensor g = ops::activation(halves[0], config_.hidden_act) * halves[1];
+  at::Tensor g = gated_activation(h, config_.hidden_act);  // [..., I]
   g = ops::dropout(g, config_.modern.mlp_dropout, is_training());
   return ops::linear(g, layer.mlp_wo, layer.mlp_wo_bias);
 }

@@ -39,13 +39,9 @@
 #include <torch/nn/pimpl.h>
 
 #include "model/masked_lm.h"
+#include "model/rotary.h"
 
 namespace bertpt::model {
-
-// cos and sin of the rotary embedding for positions 0..T-1: [T, hd] each, fp32 on `device`.
-std::pair<at::Tensor, at::Tensor> rotary_cos_sin(int64_t T, int64_t head_dim, double theta, c10::Device device);
-// x·cos + rotate_half(x)·sin in fp32, returned in x's dtype. x: [B, nh, T, hd]; cos, sin: [T, hd].
-at::Tensor apply_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin);
 
 // Where the tokens of a [B, T] batch are: `index` (undefined when nothing is padded) lists the flat
 // positions b·T + t of the attended ones, and the residual stream then holds only those ([N, C]).
