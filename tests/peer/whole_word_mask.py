@@ -9,7 +9,8 @@ and re-encoded by the HF fast tokenizer (the same vocabulary), which gives the o
 collator derives its words (_calc_word_ids_and_prob_mask: tokens with no gap between them). Then:
 - every HF word is selected by bertpt whole or not at all (labels set on all its tokens or none);
 - bertpt's word-selection rate, its share of selected tokens and its 80/10/10 split equal the
-  collator's own on the same segments (its masks drawn 20 times) within 4 standard errors.
+  collator's own on the same segments (its masks drawn 20 times) within 4 standard errors (for the
+  share of tokens, the standard error of a ratio over words, whose tokens are selected together).
 """
 import glob
 import math
@@ -40,6 +41,7 @@ def main(tok_dir, dump):
                         segments.append((orig[start:i], row_lab[start:i], row_in[start:i]))
                     start = i + 1
     failures, words, selected_words, tokens, selected_tokens = [], 0, 0, 0, 0
+    word_sizes = []  # (tokens of the word, selected or not): the token share's sampling units
     masked = randomized = 0
     usable = []
     for ids, lab, inp in segments:
@@ -57,6 +59,7 @@ def main(tok_dir, dump):
                 failures.append(f"a word split by the mask: tokens {ids[member].tolist()} selected {sel[member].tolist()}")
             words += 1
             selected_words += bool(sel[member].all())
+            word_sizes.append((int(member.sum()), bool(sel[member].all())))
         tokens += len(ids)
         selected_tokens += int(sel.sum())
         masked += int((inp[sel] == mask_id).sum())
@@ -67,6 +70,7 @@ def main(tok_dir, dump):
     coll = DataCollatorForLanguageModeling(tok, mlm=True, mlm_probability=P, whole_word_mask=True, return_tensors="pt")
     coll.generator = torch.Generator().manual_seed(34)
     h_words = h_sel_words = h_tokens = h_sel = h_masked = h_random = 0
+    h_word_sizes = []
     for ids, offsets in usable:
         for _ in range(20):
             inputs = torch.tensor(ids[None], dtype=torch.long)
@@ -77,15 +81,25 @@ def main(tok_dir, dump):
                 m = word_ids[0] == w
                 h_words += 1
                 h_sel_words += bool(sel[m].all())
+                h_word_sizes.append((int(m.sum()), bool(sel[m].all())))
             h_tokens += len(ids)
             h_sel += int(sel.sum())
             o = out[0].numpy()[sel]
             h_masked += int((o == mask_id).sum())
             h_random += int(((o != mask_id) & (o != ids[sel])).sum())
 
-    def close(name, a, n_a, b, n_b):
+    def share_and_variance(units):
+        # The share of tokens selected, with its variance as a ratio over words: a word's tokens are
+        # selected together, so tokens are not independent draws (a binomial over tokens understates it).
+        t = np.array([u[0] for u in units], float)
+        s = np.array([u[1] for u in units], float)
+        share = (t * s).sum() / t.sum()
+        return share, ((t * (s - share)) ** 2).sum() / t.sum() ** 2
+
+    def close(name, a, n_a, b, n_b, se=None):
         pa, pb = a / n_a, b / n_b
-        se = math.sqrt(pa * (1 - pa) / n_a + pb * (1 - pb) / n_b)
+        if se is None:
+            se = math.sqrt(pa * (1 - pa) / n_a + pb * (1 - pb) / n_b)
         ok = abs(pa - pb) <= 4 * se + 1e-12
         print(("ok   " if ok else "FAIL ") + f"{name}: bertpt {pa:.4f} (n={n_a}), transformers {pb:.4f} (n={n_b})")
         if not ok:
@@ -93,7 +107,9 @@ def main(tok_dir, dump):
 
     print(f"{len(usable)} segments, {words} words, {tokens} tokens compared")
     close("words selected", selected_words, words, h_sel_words, h_words)
-    close("tokens selected", selected_tokens, tokens, h_sel, h_tokens)
+    # Every token of a segment belongs to one of its words, so the shares over words are the shares of tokens.
+    (_, var_a), (_, var_b) = share_and_variance(word_sizes), share_and_variance(h_word_sizes)
+    close("tokens selected", selected_tokens, tokens, h_sel, h_tokens, se=math.sqrt(var_a + var_b))
     close("selected tokens replaced by [MASK]", masked, selected_tokens, h_masked, h_sel)
     close("selected tokens replaced by a random id", randomized, selected_tokens, h_random, h_sel)
     for f in failures[:10]:
