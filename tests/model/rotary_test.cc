@@ -29,13 +29,16 @@ Qkv make_qkv(int64_t rows, const std::function<at::Tensor(const at::Tensor&)>& v
   return t;
 }
 
-// Runs `rotary` on a fresh q, and backward from a fixed random weighting: the output and q's leaf gradient.
+// Runs `rotary` on a fresh q, and backward from a fixed random weighting: the output and q's leaf
+// gradient.
 std::pair<at::Tensor, at::Tensor> run(const std::function<at::Tensor(const at::Tensor&)>& rotary, int64_t rows,
                                       const std::function<at::Tensor(const at::Tensor&)>& view, at::ScalarType dtype) {
   Qkv t = make_qkv(rows, view, dtype);
   at::Tensor y = rotary(t.q);
   at::manual_seed(11);
-  (y.to(at::kFloat) * at::randn(y.sizes())).sum().backward();
+  // Weighted through a transpose, so that y's gradient arrives with a strided last dimension.
+  const at::Tensor yt = y.to(at::kFloat).transpose(-2, -1);
+  (yt * at::randn(yt.sizes())).sum().backward();
   return {y, t.leaf.grad()};
 }
 
