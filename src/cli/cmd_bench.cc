@@ -62,7 +62,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--steps", o->bench.steps, "Timed steps (median and spread reported)")->capture_default_str();
   cmd->add_option("--vocab-size", o->bench.vocab_size, "Vocabulary of the synthetic data (presets)")
       ->capture_default_str();
-  cmd->add_option("--data", o->bench.data, "A prepared dataset: real batches instead of synthetic ones");
+  cmd->add_option(
+      "--data", o->bench.data,
+      "A prepared dataset: train's batches (its order at the default --seed, its masking) instead of synthetic ones");
   cmd->add_option("--padding", o->bench.padding,
                   "Padded batches: row r of B ends in floor(F*T*r/(B-1)) pad tokens (F/2 of positions on average)")
       ->capture_default_str();

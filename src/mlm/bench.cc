@@ -59,9 +59,9 @@ void synthetic_micro_batch(const BenchOptions& o, int64_t vocab, int64_t batch, 
 }
 
 // The step batches bench cycles through, each step's micro-batches its own, as train's are: with a
-// dataset, train's own (the shuffled sampler at --seed, the dataset's masking: mlm/batch_loader.h),
-// cut to `seq_len`; else synthetic ones. Distinct batches matter: the sparse head's rows follow each
-// batch's masked positions. At most max(grad_accum, 64) micro-batches are held.
+// dataset, train's own (the shuffled sampler at train's default seed, the dataset's masking:
+// mlm/batch_loader.h), cut to `seq_len`; else synthetic ones. Distinct batches matter: the sparse
+// head's rows follow each batch's masked positions. At most max(grad_accum, 64) micro-batches are held.
 std::vector<StepBatch> make_step_batches(const BenchOptions& o, const data::Dataset* ds, int64_t vocab, int64_t batch,
                                          int64_t seq_len) {
   const int64_t steps = std::clamp<int64_t>(64 / o.grad_accum, 1, o.warmup_steps + o.steps);
