@@ -33,8 +33,8 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
     return torch_compat::scaled_dot_product_attention(q, k, v, additive_mask, p);
   }
   const int64_t hd = q.size(-1);
-  // Scaling q ([B, nh, T, hd]) instead of the scores ([B, nh, T, T]) is cheaper when T > hd, and
-  // the multiply doubles as the copy that makes q contiguous for the batched GEMM.
+  // Scaling q ([B, nh, T, hd]) instead of the scores ([B, nh, T, T]) is cheaper when T > hd; the
+  // output keeps q's layout (contiguous from ModernBERT's CPU rotary, model/rotary.h).
   at::Tensor scores = at::matmul(q * (1.0 / std::sqrt(static_cast<double>(hd))), k.transpose(-2, -1));  // [B, nh, T, T]
   if (additive_mask.defined()) scores = scores + additive_mask;  // fp32 mask promotes bf16 scores
   // Softmax in fp32 whatever the autocast state (1.13's CPU autocast would keep it in bf16).

@@ -83,11 +83,12 @@ class RowCursor {
   std::array<int64_t, N> offsets_{};
 };
 
-// y = the rotation of `in` (transposed: its backward) by cos/sin, all fp32 on the CPU. y has in's
-// layout (empty_like keeps the order of its dimensions in memory), as ATen's elementwise output.
+// y = the rotation of `in` (transposed: its backward) by cos/sin, all fp32 on the CPU. y is
+// contiguous whatever in's layout (q and k arrive as strided views of the Wqkv output), so that the
+// attention GEMMs read them without a copy.
 at::Tensor rotate_cpu(const at::Tensor& in, const at::Tensor& cos, const at::Tensor& sin, bool transposed) {
   const at::Tensor x = in.stride(-1) == 1 ? in : in.contiguous();
-  at::Tensor y = at::empty_like(x);
+  at::Tensor y = at::empty(x.sizes(), x.options());
   const int64_t hd = x.size(-1);
   if (x.numel() == 0) return y;
   // Broadcast views (stride 0 where cos/sin repeat); their rows dense like x's.

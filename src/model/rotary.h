@@ -6,6 +6,7 @@
 // y (and, in the backward, the transposed rotation of the gradient) in one pass over x; elsewhere the
 // same formula runs as ATen operations. Both give the same bits: each output element is one product
 // minus or plus another, each rounded once (the kernel's file is compiled without FMA contraction).
+// The kernel's output is contiguous, so attention's batched GEMMs read q and k without copying them.
 //
 // Shape legend: hd head dimension (even), positions T; x [..., hd] with its last dimension dense.
 #pragma once
