@@ -51,6 +51,7 @@ class GatedActivation : public torch::autograd::Function<GatedActivation> {
 
   // dg = grad · act(a) and da = act'(a) · (grad · g), written into the two halves of one dh.
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    if (!grads[0].defined()) return {at::Tensor(), at::Tensor()};
     const variable_list saved = ctx->get_saved_variables();
     const at::Tensor &h = saved[0], &act = saved[1], &grad = grads[0];
     const auto kind = GatedKind(ctx->saved_data["kind"].toInt());
@@ -66,8 +67,8 @@ class GatedActivation : public torch::autograd::Function<GatedActivation> {
 }  // namespace
 
 at::Tensor gated_activation_aten(const at::Tensor& h, const std::string& activation) {
-  const std::vector<at::Tensor> halves = h.split(h.size(-1) / 2,
-                                                 -1);  // one backward (a cat), not two zero-filled slices
+  // split: one backward (a cat), not two zero-filled slices.
+  const std::vector<at::Tensor> halves = h.split(h.size(-1) / 2, -1);
   return ops::activation(halves[0], activation) * halves[1];
 }
 
