@@ -132,8 +132,10 @@ at::Tensor ModernBertModelImpl::attention(const Layer& layer, const at::Tensor& 
     at::Tensor a = attend_packed(q, k, parts[2], layout.rows, ctx.windowed, p, attention_kernel);
     out = a.reshape({-1, H});  // [N, H]
   } else {
-    const std::vector<at::Tensor> parts =
-        layout.to_batch(qkv).view({B, T, 3, nh, hd}).permute({2, 0, 3, 1, 4}).unbind(0);  // 3 x [B, nh, T, hd]
+    // Unbound along the view's own dimension: the backward stacks the three gradients as [B, T, 3, nh, hd],
+    // which is qkv's gradient as it is (a permuted stack had to be copied back).
+    std::vector<at::Tensor> parts = layout.to_batch(qkv).view({B, T, 3, nh, hd}).unbind(2);  // 3 x [B, T, nh, hd]
+    for (at::Tensor& part : parts) part = part.transpose(1, 2);                              // [B, nh, T, hd]
     at::Tensor q = apply_rotary(parts[0], ctx.cos, ctx.sin), k = apply_rotary(parts[1], ctx.cos, ctx.sin);
     at::Tensor a = attend(q, k, parts[2], ctx.mask, p, attention_kernel);  // [B, nh, T, hd]
     out = layout.to_tokens(a.transpose(1, 2).reshape({B, T, H}));
