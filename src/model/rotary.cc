@@ -28,6 +28,11 @@ at::Tensor rotate_half_times(const at::Tensor& x, const at::Tensor& sin) {
   return x.unflatten(-1, {2, half}).flip(-2).flatten(-2) * signed_sin;
 }
 
+// xf·cos + rotate_half(xf)·sin through ATen operations, xf fp32.
+at::Tensor rotate_aten(const at::Tensor& xf, const at::Tensor& cos, const at::Tensor& sin) {
+  return xf * cos + rotate_half_times(xf, sin);
+}
+
 // One row of hd = 2·half values. Forward: y = x·cos + rotate_half(x)·sin, i.e.
 //   y[j] = x[j]·c[j] − x[j+half]·s[j],   y[j+half] = x[j+half]·c[j+half] + x[j]·s[j+half];
 // its transpose (the backward, applied to the gradient g):
@@ -137,14 +142,13 @@ std::pair<at::Tensor, at::Tensor> rotary_cos_sin(int64_t T, int64_t head_dim, do
 }
 
 at::Tensor apply_rotary_aten(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
-  at::Tensor xf = x.to(at::kFloat);
-  return (xf * cos + rotate_half_times(xf, sin)).to(x.scalar_type());
+  return rotate_aten(x.to(at::kFloat), cos, sin).to(x.scalar_type());
 }
 
 at::Tensor apply_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
-  const at::Tensor xf = x.to(at::kFloat);
-  if (!cpu_kernel_applies(xf, cos, sin)) return apply_rotary_aten(x, cos, sin);
-  return RotaryCpu::apply(xf, cos, sin).to(x.scalar_type());
+  const at::Tensor xf = x.to(at::kFloat);  // x itself when fp32
+  const at::Tensor y = cpu_kernel_applies(xf, cos, sin) ? RotaryCpu::apply(xf, cos, sin) : rotate_aten(xf, cos, sin);
+  return y.to(x.scalar_type());
 }
 
 }  // namespace bertpt::model
