@@ -26,12 +26,16 @@ records = [json.loads(l) for l in open(sys.argv[1]) if "\"tokens_per_sec\"" in l
 print(statistics.median(r["tokens_per_sec"] for r in records[1:]))' "$T/run$1/metrics.jsonl" || fail "no train records"
 }
 # Three rounds, bench and train alternating, each side's median: a shared VM's slow spell of a few
-# seconds then moves one measurement, not the comparison.
-benches=("$(bench)")
+# seconds then moves one measurement, not the comparison. (fail exits only the $(...) subshell: a
+# failed run ends the test here, not as a missing number.)
+b=$(bench) || exit 1
+benches=("$b")
 trains=()
 for round in 1 2 3; do
-  trains+=("$(train "$round")")
-  benches+=("$(bench)")
+  t=$(train "$round") || exit 1
+  b=$(bench) || exit 1
+  trains+=("$t")
+  benches+=("$b")
 done
 python3 - "${trains[*]}" "${benches[*]}" <<'PY' || fail "bench and train disagree by more than 10%"
 import statistics, sys
