@@ -57,9 +57,10 @@ def main(tok_dir, dump):
             member = word_ids == w
             if sel[member].any() and not sel[member].all():
                 failures.append(f"a word split by the mask: tokens {ids[member].tolist()} selected {sel[member].tolist()}")
+            whole = bool(sel[member].all())
             words += 1
-            selected_words += bool(sel[member].all())
-            word_sizes.append((int(member.sum()), bool(sel[member].all())))
+            selected_words += whole
+            word_sizes.append((int(member.sum()), whole))
         tokens += len(ids)
         selected_tokens += int(sel.sum())
         masked += int((inp[sel] == mask_id).sum())
@@ -79,22 +80,23 @@ def main(tok_dir, dump):
             word_ids, _ = DataCollatorForLanguageModeling._calc_word_ids_and_prob_mask(offsets, np.zeros((1, len(ids)), int))
             for w in set(word_ids[0].tolist()):
                 m = word_ids[0] == w
+                whole = bool(sel[m].all())
                 h_words += 1
-                h_sel_words += bool(sel[m].all())
-                h_word_sizes.append((int(m.sum()), bool(sel[m].all())))
+                h_sel_words += whole
+                h_word_sizes.append((int(m.sum()), whole))
             h_tokens += len(ids)
             h_sel += int(sel.sum())
             o = out[0].numpy()[sel]
             h_masked += int((o == mask_id).sum())
             h_random += int(((o != mask_id) & (o != ids[sel])).sum())
 
-    def share_and_variance(units):
-        # The share of tokens selected, with its variance as a ratio over words: a word's tokens are
-        # selected together, so tokens are not independent draws (a binomial over tokens understates it).
+    def token_share_variance(units):
+        # The variance of the share of tokens selected, as a ratio over words (every token belongs to
+        # one): a word's tokens are selected together, so a binomial over tokens understates it.
         t = np.array([u[0] for u in units], float)
         s = np.array([u[1] for u in units], float)
         share = (t * s).sum() / t.sum()
-        return share, ((t * (s - share)) ** 2).sum() / t.sum() ** 2
+        return ((t * (s - share)) ** 2).sum() / t.sum() ** 2
 
     def close(name, a, n_a, b, n_b, se=None):
         pa, pb = a / n_a, b / n_b
@@ -107,9 +109,8 @@ def main(tok_dir, dump):
 
     print(f"{len(usable)} segments, {words} words, {tokens} tokens compared")
     close("words selected", selected_words, words, h_sel_words, h_words)
-    # Every token of a segment belongs to one of its words, so the shares over words are the shares of tokens.
-    (_, var_a), (_, var_b) = share_and_variance(word_sizes), share_and_variance(h_word_sizes)
-    close("tokens selected", selected_tokens, tokens, h_sel, h_tokens, se=math.sqrt(var_a + var_b))
+    se_tokens = math.sqrt(token_share_variance(word_sizes) + token_share_variance(h_word_sizes))
+    close("tokens selected", selected_tokens, tokens, h_sel, h_tokens, se=se_tokens)
     close("selected tokens replaced by [MASK]", masked, selected_tokens, h_masked, h_sel)
     close("selected tokens replaced by a random id", randomized, selected_tokens, h_random, h_sel)
     for f in failures[:10]:
