@@ -2,19 +2,19 @@
 # One training step of bertpt and of transformers, operator by operator, side by side: where bertpt's
 # step loses time to the peer's (by default its best CPU configuration, sparse head + torch.compile).
 # Profiles one step of each, same model, shapes, precision and threads, one after the other:
-# build/model_bench --profile --optimizer (LibTorch's profiler; forward, backward and LibTorch's
-# AdamW) and bench/hf_train_step.py --profile (torch.profiler; forward, backward, then clipping +
-# AdamW + zero_grad in a range of their own). bench/profile_step.py reads both traces
-# and writes OUT/profile.md (self time by category and phase, then each side's top operators), which
-# is printed too.
+# `bertpt bench --profile` (train's own step: StepRunner, forward, backward, then the gradient norm,
+# clipping and bertpt's AdamW in the step.optimizer range; LibTorch's Kineto profiler) and
+# bench/hf_train_step.py --profile (torch.profiler; forward, backward, then clipping + AdamW +
+# zero_grad in a range of their own). bench/profile_step.py reads both traces and writes
+# OUT/profile.md (self time by category and phase, then each side's top operators), which is
+# printed too.
 #
 #   MODEL (modernbert-mini: a configs/*.json preset) BATCH (8) SEQ (128) THREADS (2) PRECISION (fp32)
 #   VARIANT (the peer's: stock | sparse | compiled | sparse+compiled, default sparse+compiled)
-#   STEPS (1 timed step on both sides after the profiled one, their times in OUT/*.txt|json for
-#   reference) WARMUP (2 peer steps before the profiled one; compiling happens in them; model_bench
-#   always runs 2) TOP (25 operators per side) OUT (runs/profile-step) BUILD_DIR (build) PYTHON
+#   STEPS (1 timed step on both sides before the profiled one, their times in OUT/bertpt.json and
+#   OUT/hf.json for reference) WARMUP (2 steps before those on both sides; the peer compiles in them)
+#   TOP (25 operators per side) OUT (runs/profile-step) BUILD_DIR (build) PYTHON
 #
-# Builds model_bench first when BUILD_DIR has none (cmake --build BUILD_DIR --target model_bench).
 # Full profile on 2 cores (fp32, the defaults): about 1–2 minutes, most of it the peer's torch.compile.
 #   bash bench/profile-step.sh
 # Smoke test of the plumbing (about 10 s with VARIANT=sparse, a minute or more compiled):
@@ -36,26 +36,24 @@ case $VARIANT in
     ;;
 esac
 [[ -f configs/$MODEL.json ]] || { echo "profile-step.sh: MODEL: no configs/$MODEL.json" >&2; exit 2; }
-if [[ ! -x $BUILD_DIR/model_bench ]]; then
-  echo "== building $BUILD_DIR/model_bench" >&2
-  cmake --build "$BUILD_DIR" --target model_bench
-fi
+[[ -x $BUILD_DIR/bertpt ]] || { echo "profile-step.sh: no $BUILD_DIR/bertpt (scripts/setup builds it)" >&2; exit 2; }
 
 mkdir -p "$OUT"
-bc=("$BUILD_DIR/model_bench" --model "$MODEL" --batch "$BATCH" --seq "$SEQ" --precision "$PRECISION"
-    --threads "$THREADS" --steps "$STEPS" --warmup 1 --head sparse --optimizer --profile "$OUT/bertpt-trace.json")
+bc=("$BUILD_DIR/bertpt" bench -q --json --model "$MODEL" --seq-len "$SEQ" --per-device-batch-size "$BATCH"
+    --precision "$PRECISION" --threads "$THREADS" --steps "$STEPS" --warmup-steps "$WARMUP" --padding 0
+    --profile "$OUT/bertpt-trace.json")
 hc=("$PY" bench/hf_train_step.py --config "configs/$MODEL.json" --device cpu --precision "$PRECISION"
     --seq-len "$SEQ" --batch-size "$BATCH" --threads "$THREADS" --steps "$STEPS" --warmup-steps "$WARMUP"
     --padding 0 "${vf[@]}" --profile "$OUT/hf-trace.json")
 echo "== bertpt: ${bc[*]}" >&2
-"${bc[@]}" >"$OUT/bertpt.txt"
+"${bc[@]}" >"$OUT/bertpt.json"
 echo "== transformers, $VARIANT: ${hc[*]}" >&2
 "${hc[@]}" >"$OUT/hf.json"
 
 shape="$MODEL, seq $SEQ, batch $BATCH, $PRECISION, $THREADS thread$([[ $THREADS == 1 ]] || echo s)"
 "$PY" bench/profile_step.py --top "$TOP" \
   --title "One training step, operator by operator: bertpt against transformers ($VARIANT), $shape" \
-  --command "${bc[*]}" --command "${hc[*]} > $OUT/hf.json" \
+  --command "${bc[*]} > $OUT/bertpt.json" --command "${hc[*]} > $OUT/hf.json" \
   "$OUT/bertpt-trace.json" "$OUT/hf-trace.json" >"$OUT/profile.md.tmp"
 mv "$OUT/profile.md.tmp" "$OUT/profile.md"
 cat "$OUT/profile.md"

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """One training step of bertpt and of its Hugging Face peer, operator by operator, side by side.
 
-Reads two chrome traces of one step each, same model and shapes: bertpt's (`build/model_bench
---profile FILE`, LibTorch's profiler) and the peer's (`bench/hf_train_step.py --profile FILE`,
+Reads two chrome traces of one step each, same model and shapes: bertpt's (`bertpt bench --profile
+FILE`, train's own step under LibTorch's profiler; or `build/model_bench --profile FILE`, the model alone)
+and the peer's (`bench/hf_train_step.py --profile FILE`,
 torch.profiler). Each trace's complete events ("ph": "X") nest by thread; an event's self time is
 its duration less its direct children's on the same thread, so the self times of a thread add up to
 the time it spent in some event. Prints Markdown on stdout:
@@ -200,7 +201,8 @@ def notes(sides):
     for name, s in zip(SIDES, sides):
         if not s["phase"]["optimizer"]:
             out.append(f"- {name}'s trace has no optimizer phase (`model_bench --profile` without `--optimizer` "
-                       "profiles the forward and backward only): the row \"step without the optimizer phase\" "
+                       "profiles the forward and backward only; `bertpt bench --profile` has one): the row "
+                       "\"step without the optimizer phase\" "
                        "compares the model's work.")
     return out + [""] if out else []
 
@@ -220,7 +222,7 @@ def report(paths, title, top, commands):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog=PROG, description="Per-operator self time of one training step, bertpt "
                                  "against the HF peer, from two chrome traces; Markdown on stdout.")
-    ap.add_argument("bertpt_trace", help="model_bench --profile's trace")
+    ap.add_argument("bertpt_trace", help="bertpt bench --profile's (or model_bench --profile's) trace")
     ap.add_argument("hf_trace", help="hf_train_step.py --profile's trace")
     ap.add_argument("--title", default="One training step, operator by operator: bertpt against transformers")
     ap.add_argument("--top", type=int, default=25, help="operators listed per side (default 25)")

@@ -36,6 +36,32 @@ std::vector<int64_t> parse_list(const std::string& text, const char* flag) {
   return out;
 }
 
+// The human-readable report: the job, the FLOP formula, one line per row.
+void print_table(const mlm::BenchOptions& b, const mlm::BenchResult& r) {
+  std::printf("%s, %s, %s x %d rank%s; peak %.1f GFLOP/s (%s)\n", b.model.c_str(), b.precision.c_str(),
+              b.device.c_str(), r.world_size, r.world_size > 1 ? "s" : "", r.peak_flops / 1e9, r.peak_source.c_str());
+  std::printf("FLOPs per step: %s\n", r.flop_formula.c_str());
+  if (b.padding > 0) {
+    std::printf("padded batches (--padding %g): tokens/s and FLOPs count every position, padding included\n",
+                b.padding);
+  }
+  std::printf("%7s %6s %12s %18s %10s %12s %12s %7s\n", "seq_len", "batch", "step (s)", "min..max (s)", "seq/s",
+              "tokens/s", "GFLOP/s", "MFU");
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const auto& row = r.rows[i];
+    if (row.out_of_memory || !row.error.empty()) {
+      std::printf("%7lld %6lld   %s\n", (long long)row.seq_len, (long long)row.batch,
+                  row.out_of_memory ? "out of memory (try a smaller batch, or --grad-accum in train)"
+                                    : row.error.c_str());
+      continue;
+    }
+    std::printf("%7lld %6lld %12.4f %8.4f..%-8.4f %10.2f %12.1f %12.1f %6.1f%%%s\n", (long long)row.seq_len,
+                (long long)row.batch, row.step_median_sec, row.step_min_sec, row.step_max_sec, row.seq_per_sec,
+                row.tokens_per_sec, row.flops_per_sec / 1e9, 100 * row.mfu,
+                i == r.fastest && r.rows.size() > 1 ? "  <- fastest" : "");
+  }
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -71,6 +97,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--peak-tflops", o->bench.peak_tflops,
                   "Peak TFLOP/s for MFU (default: the GEMM rate measured now on CPU, the known peak of the GPU)");
   cmd->add_option("--out", o->out, "Also write the result as JSON to this file (input of bertpt cost --bench)");
+  cmd->add_option("--profile", o->bench.profile,
+                  "After the timed steps, one more step under LibTorch's profiler, saved as a Chrome trace to this "
+                  "file (operators' self times; bench/profile-step.sh compares it with transformers')");
   add_dist_flags(cmd, o->dist);
   add_common_flags(cmd, o->common);
   cmd->callback([o] {
@@ -92,28 +121,7 @@ void add_bench_command(CLI::App& app) {
       print_json(j);
       return;
     }
-    std::printf("%s, %s, %s x %d rank%s; peak %.1f GFLOP/s (%s)\n", b.model.c_str(), b.precision.c_str(),
-                b.device.c_str(), r.world_size, r.world_size > 1 ? "s" : "", r.peak_flops / 1e9, r.peak_source.c_str());
-    std::printf("FLOPs per step: %s\n", r.flop_formula.c_str());
-    if (b.padding > 0) {
-      std::printf("padded batches (--padding %g): tokens/s and FLOPs count every position, padding included\n",
-                  b.padding);
-    }
-    std::printf("%7s %6s %12s %18s %10s %12s %12s %7s\n", "seq_len", "batch", "step (s)", "min..max (s)", "seq/s",
-                "tokens/s", "GFLOP/s", "MFU");
-    for (size_t i = 0; i < r.rows.size(); ++i) {
-      const auto& row = r.rows[i];
-      if (row.out_of_memory || !row.error.empty()) {
-        std::printf("%7lld %6lld   %s\n", (long long)row.seq_len, (long long)row.batch,
-                    row.out_of_memory ? "out of memory (try a smaller batch, or --grad-accum in train)"
-                                      : row.error.c_str());
-        continue;
-      }
-      std::printf("%7lld %6lld %12.4f %8.4f..%-8.4f %10.2f %12.1f %12.1f %6.1f%%%s\n", (long long)row.seq_len,
-                  (long long)row.batch, row.step_median_sec, row.step_min_sec, row.step_max_sec, row.seq_per_sec,
-                  row.tokens_per_sec, row.flops_per_sec / 1e9, 100 * row.mfu,
-                  i == r.fastest && r.rows.size() > 1 ? "  <- fastest" : "");
-    }
+    print_table(b, r);
   });
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include <ATen/ATen.h>
+#include <ATen/record_function.h>
 
 #include "engine/failures.h"
 #include "model/torch_compat.h"
@@ -30,6 +31,7 @@ StepOutput StepRunner::run(const StepInput& in, const MicroForward& forward) {
   StepOutput out;
   try {
     const Sums sums = forward_backward(in, forward);
+    RECORD_USER_SCOPE("step.optimizer");  // a profiler's range (engine/step_trace.h): norm, clipping, AdamW
     const at::Tensor norm = global_grad_norm(params_);  // [] over the summed gradients: equal on every rank
     out = device_step_ ? finish_on_device(in, sums, norm) : finish_on_host(in, sums, norm);
   } catch (const std::exception& e) {

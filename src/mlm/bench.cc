@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <new>
 
@@ -19,6 +20,7 @@
 #include "engine/failures.h"
 #include "engine/precision.h"
 #include "engine/step_runner.h"
+#include "engine/step_trace.h"
 #include "mlm/batch_loader.h"
 #include "mlm/mlm_step.h"
 #include "model/architecture.h"
@@ -175,6 +177,18 @@ void check_seq_len(int64_t seq_len, const model::BertConfig& config, const data:
   }
 }
 
+// --profile records one step of one row, into a directory that exists (checked before anything runs).
+void check_profile_path(const BenchOptions& o) {
+  if (o.seq_lens.size() != 1 || o.batch_sizes.size() != 1) {
+    throw BadInput("--profile records one step of one row, not a sweep",
+                   "give one --seq-len and one --per-device-batch-size");
+  }
+  const std::filesystem::path dir = std::filesystem::absolute(o.profile).parent_path();
+  if (!std::filesystem::is_directory(dir)) {
+    throw BadInput("--profile " + o.profile + ": the directory " + dir.string() + " does not exist");
+  }
+}
+
 // This rank's step times (seconds, sorted, after the warmup) and masked positions per step.
 struct RowTiming {
   std::vector<double> times;
@@ -209,7 +223,7 @@ RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& co
   const std::vector<StepBatch> batches = make_step_batches(o, ds, config.vocab_size, batch, seq_len);
   std::vector<engine::MicroForward> forwards;
   for (const StepBatch& b : batches) forwards.push_back(mlm_micro_forward(*model, b, device));
-  for (int s = 0; s < o.warmup_steps + o.steps; ++s) {
+  auto run_step = [&](int s) {
     engine::StepInput in;
     in.started = std::chrono::steady_clock::now();
     in.step = s;
@@ -219,10 +233,20 @@ RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& co
     in.lr = 1e-5;
     in.log_step = in.read_back = true;  // reads the step's loss back: the time includes the device's work
     runner.run(in, forwards[k]);
-    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - in.started).count();
+    return std::make_pair(std::chrono::duration<double>(std::chrono::steady_clock::now() - in.started).count(),
+                          batches[k].num_masked);
+  };
+  for (int s = 0; s < o.warmup_steps + o.steps; ++s) {
+    const auto [seconds, masked] = run_step(s);
     if (s < o.warmup_steps) continue;
-    t.times.push_back(dt);
-    t.masked += double(batches[k].num_masked) / double(o.steps);  // the mean over the timed steps
+    t.times.push_back(seconds);
+    t.masked += double(masked) / double(o.steps);  // the mean over the timed steps
+  }
+  if (!o.profile.empty()) {  // one more step, recorded on rank 0 (every rank steps: the all-reduce)
+    std::unique_ptr<engine::StepTrace> trace;
+    if (coll.rank() == 0) trace = std::make_unique<engine::StepTrace>(o.profile, device);
+    run_step(o.warmup_steps + o.steps);
+    if (trace) trace->save();
   }
   std::sort(t.times.begin(), t.times.end());
   return t;
@@ -284,6 +308,7 @@ BenchResult run_bench(const BenchOptions& o) {
     throw BadInput(std::string("--padding ") + value + " is outside [0, 1)",
                    "0.8 pads the last row over 80% of its positions, the rows before it less");
   }
+  if (!o.profile.empty()) check_profile_path(o);
   const bool bf16 = engine::is_bf16(o.precision);
   const at::Device device(engine::setup_runtime(o.threads, o.device));
   std::unique_ptr<data::Dataset> ds;

@@ -41,6 +41,9 @@ struct BenchOptions {
   double padding = 0;
   double peak_tflops = 0;  // 0: measured GEMM rate on CPU, known peak on GPU
   uint64_t seed = 34;
+  // After the timed steps of the (one) row, one more step recorded by LibTorch's profiler into this
+  // Chrome trace (engine/step_trace.h); rank 0's.
+  std::string profile;
   engine::Collectives* collectives = nullptr;  // nullptr: one process
 };
 

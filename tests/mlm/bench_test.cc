@@ -3,6 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <map>
+#include <string>
+
 #include "common/test_util.h"
 #include "mlm/train_test_util.h"
 
@@ -82,6 +86,39 @@ TEST(Bench, PaddedBatchesPredictOnlyRealTokens) {
     EXPECT_GT(padded, 0) << model;
     EXPECT_LT(padded, full) << model;
   }
+}
+
+// --profile: one more step of train's StepRunner recorded as a Chrome trace; its operators, the
+// autograd engine's backward and the optimizer's range are in it (bench/profile_step.py's phases).
+TEST(Bench, ProfileRecordsOneTrainingStep) {
+  TempDir d;
+  std::string model = testing::write_tiny_config(d, 120, 0.1);
+  const std::string trace = d.file("step.json");
+  auto r = run_bertpt("bench --json --model " + shell_quote(model) +
+                      " --seq-len 16 --per-device-batch-size 4 --steps 1 --warmup-steps 1 --precision fp32"
+                      " --threads 1 --vocab-size 120 --profile " +
+                      shell_quote(trace));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(testing::slurp(trace));
+  std::map<std::string, int> calls;
+  for (const auto& e : j["traceEvents"]) {
+    if (e.value("ph", "") == "X") calls[e["name"].get<std::string>()] += 1;
+  }
+  EXPECT_EQ(calls["step.optimizer"], 1) << "one step recorded";
+  EXPECT_GT(calls["aten::mm"] + calls["aten::addmm"], 0);
+  int backward = 0;
+  for (const auto& [name, n] : calls) {
+    if (name.rfind("autograd::engine::evaluate_function", 0) == 0) backward += n;
+  }
+  EXPECT_GT(backward, 0);
+  EXPECT_FALSE(std::filesystem::exists(trace + ".tmp"));
+
+  auto sweep = run_bertpt("bench --model " + shell_quote(model) + " --seq-len 16,32 --profile " + shell_quote(trace));
+  EXPECT_EQ(sweep.exit_code, 1);
+  EXPECT_NE(sweep.err.find("--profile records one step of one row, not a sweep"), std::string::npos) << sweep.err;
+  auto nodir = run_bertpt("bench --model " + shell_quote(model) + " --profile " + shell_quote(d.file("no/t.json")));
+  EXPECT_EQ(nodir.exit_code, 1);
+  EXPECT_NE(nodir.err.find("does not exist"), std::string::npos) << nodir.err;
 }
 
 TEST(Bench, BadOptionsAreClearErrors) {
