@@ -5,7 +5,9 @@
 # precision, bertpt bench runs once and the peer once per variant: stock (HF's dense MLM head, eager),
 # sparse (--sparse-head: the head on the masked rows only), compiled (--compile: torch.compile) and
 # sparse+compiled, so that the table compares bertpt with the peer's best configuration as well as
-# its stock one.
+# its stock one. With ROUNDS=N all of that is repeated N times in turn (bertpt, then each variant, round
+# after round), and each side's row is its median run: on a shared VM a slow spell of a few seconds
+# then moves one run, not the table. OUT/rounds.tsv lists every run.
 #
 #   MODELS ("bert-mini modernbert-mini") SHAPES ("128:8", seq:batch; "128:8 512:8" adds the seq 512 rows)
 #   PRECISIONS ("fp32"; "fp32 bf16" on a CPU with AVX-512: without it LibTorch has no fast bf16 matmul,
@@ -13,6 +15,7 @@
 #              older name, is read when PRECISIONS is unset)
 #   VARIANTS ("stock sparse compiled sparse+compiled"; stock = no flag, sparse = --sparse-head,
 #            compiled = --compile, sparse+compiled = both)
+#   ROUNDS (1; 5 for a table whose ratios near 1 decide something)
 #   THREADS (2) STEPS (5) WARMUP (2 untimed steps on both sides; hf_train_step.py compiles in them,
 #   and takes at least 2 when compiling) OUT (runs/modernbert-speed) BUILD_DIR (build) BERTPT, PYTHON
 #   DOC (docs/modernbert-speed.md, rewritten whole except its part from a "## Earlier measurement"
@@ -33,7 +36,8 @@ PY=${PYTHON:-.venv/bin/python}
 MODELS=${MODELS:-bert-mini modernbert-mini} SHAPES=${SHAPES:-128:8} THREADS=${THREADS:-2}
 PRECISIONS=${PRECISIONS:-${PRECISION:-fp32}} VARIANTS=${VARIANTS:-stock sparse compiled sparse+compiled}
 STEPS=${STEPS:-5} WARMUP=${WARMUP:-2} OUT=${OUT:-runs/modernbert-speed} DOC=${DOC:-docs/modernbert-speed.md}
-PADDING=${PADDING:-0}
+PADDING=${PADDING:-0} ROUNDS=${ROUNDS:-1}
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "modernbert.sh: ROUNDS: a positive whole number, not '$ROUNDS'" >&2; exit 2; }
 
 variant_flags() {  # variant -> hf_train_step.py flags, on stdout
   case $1 in
@@ -63,7 +67,8 @@ if ((!avx512)); then
 fi
 
 mkdir -p "$OUT"
-pairs=() commands=() failed=()
+rm -f "$OUT/rounds.tsv"
+pairs=() commands=() failed=() spreads=()
 for model in $MODELS; do
   for shape in $SHAPES; do
     s=${shape%:*} b=${shape#*:}
@@ -71,30 +76,44 @@ for model in $MODELS; do
       tag=$model-s$s-b$b-$prec
       bc=("$B" bench -q --model "$model" --seq-len "$s" --per-device-batch-size "$b" --precision "$prec"
           --threads "$THREADS" --steps "$STEPS" --warmup-steps "$WARMUP" --padding "$PADDING" --out "$OUT/bertpt-$tag.json")
-      echo "== $tag: bertpt" >&2
-      "${bc[@]}" >/dev/null
       commands+=("${bc[*]}")
-      for v in $VARIANTS; do
-        read -r -a vf <<<"$(variant_flags "$v")"
-        hf=$OUT/hf-$tag-${v//+/-}.json
-        hc=("$PY" bench/hf_train_step.py --config "configs/$model.json" --device cpu --precision "$prec"
-            --seq-len "$s" --batch-size "$b" --threads "$THREADS" --steps "$STEPS" --warmup-steps "$WARMUP"
-            --padding "$PADDING" "${vf[@]}")
-        echo "== $tag: transformers, $v" >&2
-        start=$SECONDS
-        if ! "${hc[@]}" >"$hf"; then  # e.g. torch.compile failing: the other rows still count
-          echo "modernbert.sh: warning: the peer's $v run failed for $tag; its row is left out" >&2
-          rm -f "$hf"
-          failed+=("$model seq $s batch $b $prec $v")
-          continue
-        fi
-        echo "   $((SECONDS - start)) s" >&2
-        pairs+=("$OUT/bertpt-$tag.json:$hf")
-        commands+=("${hc[*]} > hf.json")
+      ok=()  # the variants whose every round ran
+      for v in $VARIANTS; do ok+=("$v"); done
+      for ((r = 1; r <= ROUNDS; r++)); do
+        echo "== $tag: bertpt (round $r of $ROUNDS)" >&2
+        "${bc[@]:0:${#bc[@]}-1}" "$OUT/bertpt-$tag.r$r.json" >/dev/null
+        for v in "${ok[@]}"; do
+          read -r -a vf <<<"$(variant_flags "$v")"
+          hc=("$PY" bench/hf_train_step.py --config "configs/$model.json" --device cpu --precision "$prec"
+              --seq-len "$s" --batch-size "$b" --threads "$THREADS" --steps "$STEPS" --warmup-steps "$WARMUP"
+              --padding "$PADDING" "${vf[@]}")
+          echo "== $tag: transformers, $v (round $r of $ROUNDS)" >&2
+          start=$SECONDS
+          if ! "${hc[@]}" >"$OUT/hf-$tag-${v//+/-}.r$r.json"; then  # e.g. torch.compile failing: the other rows still count
+            echo "modernbert.sh: warning: the peer's $v run failed for $tag; its row is left out" >&2
+            failed+=("$model seq $s batch $b $prec $v")
+            kept=()
+            for k in "${ok[@]}"; do [[ $k == "$v" ]] || kept+=("$k"); done
+            ok=("${kept[@]}")
+            continue
+          fi
+          ((r > 1)) || commands+=("${hc[*]} > hf.json")
+          echo "   $((SECONDS - start)) s" >&2
+        done
       done
+      # Each side's row: its median round (the whole JSON of that run).
+      sides=("$OUT/bertpt-$tag")
+      for v in "${ok[@]}"; do sides+=("$OUT/hf-$tag-${v//+/-}"); done
+      spread=$("$PY" bench/median_round.py --rounds "$ROUNDS" --tsv "$OUT/rounds.tsv" --tag "$tag" "${sides[@]}")
+      [[ -z $spread ]] || spreads+=("$spread")
+      for v in "${ok[@]}"; do pairs+=("$OUT/bertpt-$tag.json:$OUT/hf-$tag-${v//+/-}.json"); done
     done
   done
 done
+if ((ROUNDS > 1)); then
+  printf -v joined '%s; ' "${spreads[@]}"
+  notes+=("Each row is the median of $ROUNDS runs of its side, bertpt and the peer's variants taking turns round after round (every run: \`$OUT/rounds.tsv\`). Round by round: ${joined%; }.")
+fi
 if ((${#failed[@]})); then
   printf -v joined '%s; ' "${failed[@]}"
   notes+=("Left out: the peer's runs that exited with an error (their stderr says why): ${joined%; }.")
