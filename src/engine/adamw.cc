@@ -22,6 +22,7 @@ namespace {
 
 // The per-step scalars of one update, as the fp32 values torch's ops use on fp32 tensors.
 struct AdamWScalars {
+  float grad_scale;    // the clipping coefficient (1: unclipped); g·scale is what clip_grads would leave in .grad
   float decay_factor;  // 1 - lr * weight_decay (1 in the no-decay group)
   float beta1, one_minus_beta1, beta2, one_minus_beta2;
   float bias_correction2_sqrt, eps, neg_step_size;
@@ -30,12 +31,14 @@ struct AdamWScalars {
 // One AdamW update of n fp32 elements in a single pass over memory: the operations of the tensor-op
 // version below (torch.optim.AdamW's single-tensor path) in the same order, equal to rounding
 // (tested). One read of p, g, m, v and one write of p, m, v instead of ~8 passes and two
-// temporaries; memory-bound, it took a bert-base step on 2 cores from 4.79 to 3.94 s.
+// temporaries; memory-bound, it took a bert-base step on 2 cores from 4.79 to 3.94 s. The gradient
+// clipping's multiply happens here too (the product rounded as clip_grads rounds it): one pass over the
+// gradients less.
 BERTPT_VECTOR_CLONES
 void adamw_cpu_range(float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v,
                      int64_t n, AdamWScalars s) {
   for (int64_t i = 0; i < n; ++i) {
-    const float gi = g[i];
+    const float gi = g[i] * s.grad_scale;
     const float mi = m[i] * s.beta1 + s.one_minus_beta1 * gi;
     const float vi = v[i] * s.beta2 + s.one_minus_beta2 * gi * gi;  // addcmul: (value * t1) * t2
     m[i] = mi;
@@ -185,17 +188,31 @@ void AdamW::step_lamb(const std::vector<Slot*>& slots, double lr, double bc1, do
   at::_foreach_add_(p_trust, u_trust, -lr);
 }
 
-void AdamW::step(double lr, const at::Tensor& found_inf) {
+// clip_grads' multiply for the gradients that bertpt's CPU loop does not read (it scales as it reads).
+void AdamW::clip_other_kernels(const at::Tensor& clip) {
+  std::vector<at::Tensor> grads;
+  for (const Slot& s : slots_) {
+    const at::Tensor& g = s.param.grad();
+    if (g.defined() && kernel_for(s.param, g) != AdamWKernel::Bertpt) grads.push_back(g);
+  }
+  scale_grads(grads, clip);
+}
+
+void AdamW::step(double lr, const at::Tensor& found_inf, const at::Tensor& clip) {
   at::NoGradGuard no_grad;
   if (found_inf.defined() && !skips_on_device()) {
     throw Error(Error::Kind::Internal, "AdamW::step: found_inf needs the LibTorch fused kernel for every parameter");
   }
+
   ++step_;
   const double b1 = options_.beta1, b2 = options_.beta2;
   const double bc1 = 1.0 - std::pow(b1, double(step_));
   const double bc2 = 1.0 - std::pow(b2, double(step_));
   const double step_size = lr / bc1;
   const double bc2_sqrt = std::sqrt(bc2);
+  if (clip.defined()) clip_other_kernels(clip);
+  // Read only for CPU gradients (bertpt's loop runs on no others): no device sync.
+  const float clip_value = clip.defined() && clip.is_cpu() ? clip.item<float>() : 1.0f;
   std::vector<Slot*> fused_decay, fused_no_decay, lamb;
   for (auto& s : slots_) {
     const at::Tensor& g = s.param.grad();
@@ -207,13 +224,10 @@ void AdamW::step(double lr, const at::Tensor& found_inf) {
       continue;
     }
     if (kernel == AdamWKernel::Bertpt) {
-      const AdamWScalars k{decay ? float(1.0 - lr * options_.weight_decay) : 1.0f,
-                           float(b1),
-                           float(1.0 - b1),
-                           float(b2),
-                           float(1.0 - b2),
-                           float(bc2_sqrt),
-                           float(options_.eps),
+      const AdamWScalars k{clip_value,       decay ? float(1.0 - lr * options_.weight_decay) : 1.0f,
+                           float(b1),        float(1.0 - b1),
+                           float(b2),        float(1.0 - b2),
+                           float(bc2_sqrt),  float(options_.eps),
                            float(-step_size)};
       float* p = s.param.data_ptr<float>();
       const float* gp = g.data_ptr<float>();
@@ -315,16 +329,25 @@ at::Tensor global_grad_norm(const std::vector<at::Tensor>& parameters) {
   return at::stack(norms).norm(2);  // sqrt(sum of squares) of the per-tensor norms
 }
 
-void clip_grads(const std::vector<at::Tensor>& parameters, const at::Tensor& norm, double max_norm) {
-  if (max_norm <= 0) return;
+at::Tensor clip_coefficient(const at::Tensor& norm, double max_norm) {
+  if (max_norm <= 0) return {};
   at::NoGradGuard no_grad;
-  at::Tensor coef = (max_norm / (norm + 1e-6)).clamp_max(1.0);  // [] on the gradients' device
-  std::vector<at::Tensor> grads = defined_grads(parameters);
+  return (max_norm / (norm + 1e-6)).clamp_max(1.0);  // [] on the gradients' device
+}
+
+void scale_grads(std::vector<at::Tensor> grads, const at::Tensor& coef) {
+  if (grads.empty()) return;
+  at::NoGradGuard no_grad;
   if (all_float(grads)) {
     at::_foreach_mul_(grads, coef);
     return;
   }
   for (auto& g : grads) g.mul_(coef.to(g.scalar_type()));
+}
+
+void clip_grads(const std::vector<at::Tensor>& parameters, const at::Tensor& norm, double max_norm) {
+  if (max_norm <= 0) return;
+  scale_grads(defined_grads(parameters), clip_coefficient(norm, max_norm));
 }
 
 }  // namespace bertpt::engine

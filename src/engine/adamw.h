@@ -52,8 +52,11 @@ class AdamW {
   // are skipped, as torch does). `found_inf` ([] fp32 on the parameters' device, 1 or 0; only when
   // skips_on_device()): when 1 the kernel leaves parameters and moments untouched — the non-finite
   // policy without a host sync (torch's GradScaler protocol). Call uncount_skipped() once the host
-  // knows how many steps were skipped, so steps() stays the number of applied updates.
-  void step(double lr, const at::Tensor& found_inf = {});
+  // knows how many steps were skipped, so steps() stays the number of applied updates. `clip` ([] fp32
+  // on the gradients' device, from clip_coefficient()): the gradient clipping folded into the update,
+  // the same values as clip_grads() before step() — bertpt's CPU loop multiplies as it reads (one pass
+  // over the gradients less), other kernels' .grad is scaled first.
+  void step(double lr, const at::Tensor& found_inf = {}, const at::Tensor& clip = {});
   bool skips_on_device() const;
   void uncount_skipped(int64_t n);
   void zero_grad();
@@ -85,6 +88,7 @@ class AdamW {
   AdamWKernel kernel_for(const at::Tensor& param, const at::Tensor& grad) const;
   void step_fused(const std::vector<Slot*>& slots, double lr, double weight_decay, const at::Tensor& found_inf);
   void step_lamb(const std::vector<Slot*>& slots, double lr, double bc1, double bc2);
+  void clip_other_kernels(const at::Tensor& clip);
   std::vector<Slot> slots_;
   AdamWOptions options_;
   int64_t step_ = 0;
@@ -93,7 +97,11 @@ class AdamW {
 // The global L2 norm of the gradients of `parameters` (a 0-dim fp32 tensor on their device, no host
 // sync), as torch.nn.utils.clip_grad_norm_ computes it.
 at::Tensor global_grad_norm(const std::vector<at::Tensor>& parameters);
-// Scales every gradient by min(1, max_norm / (norm + 1e-6)) on the device (no host sync).
+// min(1, max_norm / (norm + 1e-6)), [] on the norm's device (no host sync); undefined when max_norm <= 0.
+at::Tensor clip_coefficient(const at::Tensor& norm, double max_norm);
+// Scales every gradient by clip_coefficient(norm, max_norm) on the device (no host sync).
 void clip_grads(const std::vector<at::Tensor>& parameters, const at::Tensor& norm, double max_norm);
+// Multiplies each gradient by `coef` ([] fp32), in place: clip_grads' multiply.
+void scale_grads(std::vector<at::Tensor> grads, const at::Tensor& coef);
 
 }  // namespace bertpt::engine

@@ -113,8 +113,7 @@ StepOutput StepRunner::finish_on_host(const StepInput& in, const Sums& s, const 
   out.finite = std::isfinite(out.loss_sum) && std::isfinite(out.grad_norm);
   if (out.finite) {
     consecutive_bad_ = 0;
-    clip_grads(params_, norm, o_.max_grad_norm);
-    optimizer_.step(in.lr);
+    optimizer_.step(in.lr, {}, clip_coefficient(norm, o_.max_grad_norm));  // clipping folded into the update
     interval_.good_steps += 1;
     interval_.loss_sum += out.loss_sum;
     interval_.correct += out.correct;

@@ -271,5 +271,39 @@ TEST(GradClipping, ScalesToTheMaxNorm) {
   EXPECT_NEAR(global_grad_norm({a, b}).item<double>(), 1.0, 1e-5);
 }
 
+// The clipping folded into AdamW::step (what StepRunner does on the host path) leaves the parameters and
+// moments bit for bit where clip_grads() then step() leaves them, for each kernel, clipped or not.
+TEST(GradClipping, FoldedIntoTheUpdateEqualsClippingFirst) {
+  for (AdamWKernel kernel : {AdamWKernel::Bertpt, AdamWKernel::TensorOps}) {
+    for (double max_norm : {0.5, 1e3}) {  // clipped, and under the limit (coefficient 1)
+      at::manual_seed(7);
+      const at::Tensor w0 = at::randn({300, 70}), b0 = at::randn({70}), gw = at::randn({300, 70}), gb = at::randn({70});
+      auto run = [&](bool folded) {
+        at::Tensor w = w0.clone().set_requires_grad(true), b = b0.clone().set_requires_grad(true);
+        AdamW opt({{"dense.weight", w}, {"dense.bias", b}}, AdamWOptions{0.9, 0.999, 1e-8, 0.01, kernel});
+        for (int step = 0; step < 3; ++step) {
+          w.mutable_grad() = gw * (step + 1.0);
+          b.mutable_grad() = gb * (step + 1.0);
+          const at::Tensor norm = global_grad_norm({w, b});
+          if (folded) {
+            opt.step(1e-2, {}, clip_coefficient(norm, max_norm));
+          } else {
+            clip_grads({w, b}, norm, max_norm);
+            opt.step(1e-2);
+          }
+        }
+        std::vector<at::Tensor> out = {w.detach(), b.detach()};
+        for (const auto& [name, t] : opt.state_tensors()) out.push_back(t);
+        return out;
+      };
+      const std::vector<at::Tensor> first = run(false), folded = run(true);
+      ASSERT_EQ(first.size(), folded.size());
+      for (size_t i = 0; i < first.size(); ++i) {
+        EXPECT_TRUE(at::equal(first[i], folded[i])) << "tensor " << i << ", max_norm " << max_norm;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace bertpt::engine

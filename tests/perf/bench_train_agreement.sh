@@ -25,9 +25,11 @@ import json, statistics, sys
 records = [json.loads(l) for l in open(sys.argv[1]) if "\"tokens_per_sec\"" in l]
 print(statistics.median(r["tokens_per_sec"] for r in records[1:]))' "$T/run$1/metrics.jsonl" || fail "no train records"
 }
-# Three rounds, bench and train alternating, each side's median: a shared VM's slow spell of a few
-# seconds then moves one measurement, not the comparison. (fail exits only the $(...) subshell: a
-# failed run ends the test here, not as a missing number.)
+# Three rounds, bench and train alternating, each side's fastest run compared: on a shared VM a slow
+# spell of a few seconds slows whichever runs then (this VM's runs of one command spread by up to 17%
+# within a minute), and noise only ever slows a run down, so each side's fastest run is the closest
+# to what the machine does. (fail exits only the $(...) subshell: a failed run ends the test here,
+# not as a missing number.)
 b=$(bench) || exit 1
 benches=("$b")
 trains=()
@@ -40,11 +42,12 @@ done
 python3 - "${trains[*]}" "${benches[*]}" <<'PY' || fail "bench and train disagree by more than 10%"
 import statistics, sys
 trains, benches = ([float(x) for x in arg.split()] for arg in sys.argv[1:3])
-train, bench = statistics.median(trains), statistics.median(benches)
+train, bench = max(trains), max(benches)
 ratio = train / bench
-print(f"bert-mini fp32, 8 x 128, 2 threads: train {train:,.0f} tokens/s (median of {len(trains)} runs: "
-      f"{', '.join(f'{t:,.0f}' for t in trains)}), bench {bench:,.0f} (median of {len(benches)}: "
-      f"{', '.join(f'{b:,.0f}' for b in benches)}): train/bench {ratio:.3f}")
+print(f"bert-mini fp32, 8 x 128, 2 threads: train {train:,.0f} tokens/s (fastest of {len(trains)} runs: "
+      f"{', '.join(f'{t:,.0f}' for t in trains)}), bench {bench:,.0f} (fastest of {len(benches)}: "
+      f"{', '.join(f'{b:,.0f}' for b in benches)}): train/bench {ratio:.3f}; medians "
+      f"{statistics.median(trains):,.0f} / {statistics.median(benches):,.0f}")
 sys.exit(0 if 0.9 <= ratio <= 1.1 else 1)
 PY
 pass "bench's tokens/s and train's agree within 10% on the same shapes"
