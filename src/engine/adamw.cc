@@ -224,11 +224,16 @@ void AdamW::step(double lr, const at::Tensor& found_inf, const at::Tensor& clip)
       continue;
     }
     if (kernel == AdamWKernel::Bertpt) {
-      const AdamWScalars k{clip_value,       decay ? float(1.0 - lr * options_.weight_decay) : 1.0f,
-                           float(b1),        float(1.0 - b1),
-                           float(b2),        float(1.0 - b2),
-                           float(bc2_sqrt),  float(options_.eps),
-                           float(-step_size)};
+      AdamWScalars k;
+      k.grad_scale = clip_value;
+      k.decay_factor = decay ? float(1.0 - lr * options_.weight_decay) : 1.0f;
+      k.beta1 = float(b1);
+      k.one_minus_beta1 = float(1.0 - b1);
+      k.beta2 = float(b2);
+      k.one_minus_beta2 = float(1.0 - b2);
+      k.bias_correction2_sqrt = float(bc2_sqrt);
+      k.eps = float(options_.eps);
+      k.neg_step_size = float(-step_size);
       float* p = s.param.data_ptr<float>();
       const float* gp = g.data_ptr<float>();
       float* m = s.exp_avg.data_ptr<float>();
