@@ -1,11 +1,13 @@
 #include "engine/step_trace.h"
 
-#include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <set>
+#include <utility>
 
 #include <torch/csrc/autograd/profiler_kineto.h>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 
 namespace bertpt::engine {
@@ -38,11 +40,16 @@ StepTrace::~StepTrace() {
 void StepTrace::save() {
   recording_ = false;
   const std::unique_ptr<profiler::ProfilerResult> result = profiler::disableProfiler();
-  const std::string tmp = path_ + ".tmp";
+  // A temporary name of common/atomic_file.h's: a run's cleanup recognises one a killed run left.
+  const std::string tmp = temp_name_for(path_);
   result->save(tmp);
   std::error_code ec;
   std::filesystem::rename(tmp, path_, ec);
-  if (ec) throw BadInput(path_ + ": cannot write the profile (" + ec.message() + ")");
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(tmp, ec);
+    throw BadInput(path_ + ": cannot write the profile (" + why + ")");
+  }
 }
 
 }  // namespace bertpt::engine

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "common/atomic_file.h"
 #include "common/test_util.h"
 #include "mlm/train_test_util.h"
 
@@ -111,7 +112,9 @@ TEST(Bench, ProfileRecordsOneTrainingStep) {
     if (name.rfind("autograd::engine::evaluate_function", 0) == 0) backward += n;
   }
   EXPECT_GT(backward, 0);
-  EXPECT_FALSE(std::filesystem::exists(trace + ".tmp"));
+  for (const auto& entry : std::filesystem::directory_iterator(d.path())) {
+    EXPECT_FALSE(is_temp_name(entry.path().filename().string())) << entry.path() << ": a temporary left behind";
+  }
 
   auto sweep = run_bertpt("bench --model " + shell_quote(model) + " --seq-len 16,32 --profile " + shell_quote(trace));
   EXPECT_EQ(sweep.exit_code, 1);
