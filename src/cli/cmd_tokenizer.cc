@@ -17,7 +17,7 @@
 #include "common/error.h"
 #include "text/byte_source.h"
 #include "text/utf8.h"
-#include "tokenizer/decoder.h"
+#include "tokenizer/decoders/wordpiece.h"
 #include "tokenizer/hf_files.h"
 #include "tokenizer/tokenizer.h"
 

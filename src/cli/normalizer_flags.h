@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tokenizer/hf_files.h"
-#include "tokenizer/normalizer.h"
+#include "tokenizer/normalizers/bert.h"
 
 namespace bertpt::cli {
 

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/json_fields.h"
 #include "text/utf8.h"
+#include "tokenizer/decoders/wordpiece.h"
 #include "tokenizer/unicode_tables.h"
 
 namespace bertpt::tokenizer {
@@ -22,165 +23,23 @@ using json = nlohmann::json;
 // Fields are read through common/json_fields.h, so an error names the file and the field:
 // `tokenizer.json: field "model.vocab" is missing`.
 
-[[noreturn]] void unsupported(const JsonValue& type, const std::string& hint, const std::string& note = {}) {
-  type.fail("is '" + type.str() + "', which is not supported" + note, hint);
-}
-
-// A token id: an unsigned integer below 2^32 - 1.
-uint32_t token_id(const JsonValue& v) {
-  const uint64_t id = v.u64();
-  if (id > 0xFFFFFFFEull) v.fail("is " + std::to_string(id) + ", out of range");
-  return uint32_t(id);
-}
-
-std::optional<NormalizerOptions> read_normalizer(const JsonFields& root) {
-  const std::optional<JsonValue> v = root.optional("normalizer");
-  if (!v) return std::nullopt;
-  const JsonFields f = v->fields();
-  if (f.str("type") != "BertNormalizer") {
-    unsupported(f.value("type"), "only BertNormalizer or null is supported", " (bertpt reads BERT tokenizers)");
-  }
-  NormalizerOptions o;
-  o.clean_text = f.boolean_or("clean_text", true);
-  o.handle_chinese_chars = f.boolean_or("handle_chinese_chars", true);
-  o.lowercase = f.boolean_or("lowercase", true);
-  if (const std::optional<JsonValue> strip = f.optional("strip_accents")) o.strip_accents = strip->boolean();
-  return o;
-}
-
-bool read_pre_tokenizer(const JsonFields& root) {
-  const std::optional<JsonValue> v = root.optional("pre_tokenizer");
-  if (!v) return false;
-  const JsonFields f = v->fields();
-  if (f.str("type") != "BertPreTokenizer") unsupported(f.value("type"), "only BertPreTokenizer or null is supported");
-  return true;
-}
-
-// One piece of a template: {"Sequence": {"id": "A", "type_id": 0}} or {"SpecialToken": {...}}.
-PostProcessor::Piece read_piece(const JsonValue& item) {
-  const nlohmann::json& j = item.json();
-  if (!j.is_object() || j.size() != 1 || (!j.contains("Sequence") && !j.contains("SpecialToken"))) {
-    item.fail("is " + j.dump() + ", expected {\"Sequence\": {...}} or {\"SpecialToken\": {...}}");
-  }
-  PostProcessor::Piece piece;
-  const JsonFields f = item.fields();
-  if (j.contains("Sequence")) {
-    const JsonFields body = f.object("Sequence");
-    const std::string id = body.str("id");
-    if (id != "A" && id != "B") body.fail("id", "is \"" + id + "\", expected \"A\" or \"B\"");
-    piece.is_sequence = true;
-    piece.sequence = id == "A" ? 0 : 1;
-    piece.type_id = body.u32("type_id");
-  } else {
-    const JsonFields body = f.object("SpecialToken");
-    piece.special = body.str("id");
-    piece.type_id = body.u32("type_id");
-  }
-  return piece;
-}
-
-// BertProcessing: "cls": [token, id], "sep": [token, id].
-PostProcessor bert_processing(const JsonFields& f) {
-  using Piece = PostProcessor::Piece;
-  PostProcessor pp;
-  pp.type = "BertProcessing";
-  std::string names[2];
-  for (int k = 0; k < 2; ++k) {
-    const JsonValue pair = f.value(k == 0 ? "cls" : "sep");
-    if (pair.array().size() != 2)
-      pair.fail("has " + std::to_string(pair.array().size()) + " elements, expected [token, id]");
-    names[k] = pair.element(0).str();
-    pp.special_tokens.push_back({names[k], {token_id(pair.element(1))}, {names[k]}});
-  }
-  pp.single = {Piece{false, 0, names[0], 0}, Piece{true, 0, "", 0}, Piece{false, 0, names[1], 0}};
-  pp.pair = {Piece{false, 0, names[0], 0}, Piece{true, 0, "", 0}, Piece{false, 0, names[1], 0}, Piece{true, 1, "", 1},
-             Piece{false, 0, names[1], 1}};
-  return pp;
-}
-
-// post_processor.special_tokens: {"[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]}, ...}.
-std::vector<PostProcessor::Special> read_special_tokens(const JsonFields& f) {
-  std::vector<PostProcessor::Special> out;
-  for (const auto& [name, body] : f.object("special_tokens").entries()) {
-    const JsonFields b = body.fields();
-    PostProcessor::Special s;
-    s.name = b.str("id");
-    const JsonValue ids = b.value("ids"), tokens = b.value("tokens");
-    if (ids.array().size() != tokens.array().size()) {
-      tokens.fail("has " + std::to_string(tokens.array().size()) + " elements, " + ids.name() + " " +
-                  std::to_string(ids.array().size()) + "; expected arrays of the same length");
-    }
-    for (size_t i = 0; i < ids.array().size(); ++i) {
-      s.ids.push_back(token_id(ids.element(i)));
-      s.tokens.push_back(tokens.element(i).str());
-    }
-    out.push_back(std::move(s));
-  }
-  return out;
-}
-
-std::optional<PostProcessor> read_post_processor(const JsonFields& root) {
-  const std::optional<JsonValue> v = root.optional("post_processor");
-  if (!v) return std::nullopt;
-  const JsonFields f = v->fields();
-  const std::string type = f.str("type");
-  if (type == "BertProcessing") return bert_processing(f);
-  if (type != "TemplateProcessing") {
-    unsupported(f.value("type"), "only TemplateProcessing, BertProcessing or null is supported");
-  }
-  PostProcessor pp;
-  pp.type = type;
-  for (const char* key : {"single", "pair"}) {
-    const JsonValue list = f.value(key);
-    auto& pieces = std::string(key) == "single" ? pp.single : pp.pair;
-    for (size_t i = 0; i < list.array().size(); ++i) pieces.push_back(read_piece(list.element(i)));
-  }
-  for (const PostProcessor::Piece& p : pp.single) {
-    if (p.is_sequence && p.sequence != 0) f.fail("single", "uses $B, but a single sequence may only use $A");
-  }
-  pp.special_tokens = read_special_tokens(f);
-  return pp;
-}
-
-std::optional<WordPieceDecoderOptions> read_decoder(const JsonFields& root) {
-  const std::optional<JsonValue> v = root.optional("decoder");
-  if (!v) return std::nullopt;
-  const JsonFields f = v->fields();
-  if (f.str("type") != "WordPiece") unsupported(f.value("type"), "only the WordPiece decoder or null is supported");
-  WordPieceDecoderOptions d;
-  d.prefix = f.str_or("prefix", d.prefix);
-  d.cleanup = f.boolean_or("cleanup", true);
-  return d;
-}
-
-WordPiece read_model(const JsonFields& root) {
-  const JsonFields f = root.object("model");
-  if (f.str("type") != "WordPiece") unsupported(f.value("type"), "bertpt reads WordPiece models only");
-  WordPieceOptions o;
-  o.unk_token = f.str_or("unk_token", o.unk_token);
-  o.continuing_subword_prefix = f.str_or("continuing_subword_prefix", o.continuing_subword_prefix);
-  if (const std::optional<JsonValue> v = f.optional("max_input_chars_per_word")) o.max_input_chars_per_word = v->u32();
-  const std::vector<std::pair<std::string, JsonValue>> vocab = f.object("vocab").entries();
-  std::vector<std::pair<std::string, uint32_t>> entries;
-  entries.reserve(vocab.size());
-  for (const auto& [token, id] : vocab) entries.emplace_back(token, token_id(id));
-  return WordPiece::from_map(std::move(entries), o, f.file() + ": model.vocab");
+// The component under `key`, or null when absent or JSON null.
+template <class Ptr, class Read>
+Ptr optional_component(const JsonFields& root, const char* key, Read&& read) {
+  const std::optional<JsonValue> v = root.optional(key);
+  return v ? read(*v) : Ptr();
 }
 
 AddedToken read_added_token(const JsonValue& item) {
   const JsonFields f = item.fields();
   AddedToken t;
-  t.id = token_id(f.value("id"));
+  t.id = json_token_id(f.value("id"));
   t.content = f.str("content");
   t.single_word = f.boolean_or("single_word", false);
   t.lstrip = f.boolean_or("lstrip", false);
   t.rstrip = f.boolean_or("rstrip", false);
   t.normalized = f.boolean_or("normalized", false);
   t.special = f.boolean_or("special", false);
-  if (t.single_word || t.lstrip || t.rstrip) {
-    item.fail("('" + t.content + "') uses single_word/lstrip/rstrip, which bertpt does not support",
-              "BERT tokenizers set them all to false");
-  }
   return t;
 }
 
@@ -210,11 +69,9 @@ void read_roles(const std::string& dir, BertSpecialTokens& roles) {
     if (!fs::exists(path)) continue;
     const json j = read_json_file(path);
     const JsonFields f(j, path);
-    const std::pair<const char*, std::string*> keys[] = {{"pad_token", &roles.pad},
-                                                         {"unk_token", &roles.unk},
-                                                         {"cls_token", &roles.cls},
-                                                         {"sep_token", &roles.sep},
-                                                         {"mask_token", &roles.mask}};
+    const std::pair<const char*, std::string*> keys[] = {
+        {"pad_token", &roles.pad},   {"unk_token", &roles.unk}, {"cls_token", &roles.cls}, {"sep_token", &roles.sep},
+        {"mask_token", &roles.mask}, {"bos_token", &roles.bos}, {"eos_token", &roles.eos}};
     for (const auto& [key, dest] : keys) {
       if (const std::optional<JsonValue> v = f.optional(key)) *dest = role_string(*v);
     }
@@ -260,7 +117,7 @@ std::string shown(std::string_view token) {
 // BertTokenizer, a bare-vocab load) would encode differently.
 void check_vocab_txt_agrees(const Tokenizer& t, const std::string& vocab_path, const std::string& json_path) {
   const std::string data = read_file(vocab_path);
-  const WordPiece& model = t.parts().model;
+  const Model& model = t.model();
   const std::string what = vocab_path + " disagrees with " + json_path + ": ";
   const char* hint =
       "the directory mixes two tokenizers (an interrupted write?): write it again, or delete vocab.txt to use "
@@ -308,22 +165,10 @@ ojson added_token_json(const AddedToken& t, bool with_id) {
   return j;
 }
 
-ojson piece_json(const PostProcessor::Piece& p) {
-  ojson body;
-  if (p.is_sequence) {
-    body["id"] = p.sequence == 0 ? "A" : "B";
-    body["type_id"] = p.type_id;
-    return ojson{{"Sequence", body}};
-  }
-  body["id"] = p.special;
-  body["type_id"] = p.type_id;
-  return ojson{{"SpecialToken", body}};
-}
-
 std::string dump(const ojson& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::strict); }
 
 std::vector<std::string_view> model_tokens_in_id_order(const Tokenizer& t) {
-  const WordPiece& m = t.parts().model;
+  const Model& m = t.model();
   std::vector<std::string_view> tokens;
   tokens.reserve(m.id_limit());
   for (uint32_t id = 0; id < m.id_limit(); ++id) {
@@ -378,13 +223,15 @@ Tokenizer parse_tokenizer_json(std::string_view json_text, const std::string& so
   }
   const JsonFields root(j, source);
   Tokenizer::Parts parts;
-  parts.model = read_model(root);
-  parts.normalizer = read_normalizer(root);
-  parts.bert_pre_tokenizer = read_pre_tokenizer(root);
-  parts.post_processor = read_post_processor(root);
-  parts.decoder = read_decoder(root);
+  parts.model = read_model(root.value("model"));
+  parts.normalizer = optional_component<NormalizerPtr>(root, "normalizer", read_normalizer);
+  parts.pre_tokenizer = optional_component<PreTokenizerPtr>(root, "pre_tokenizer", read_pre_tokenizer);
+  if (const std::optional<JsonValue> v = root.optional("post_processor")) {
+    parts.post_processor = PostProcessor::from_json(*v);
+  }
+  parts.decoder = optional_component<DecoderPtr>(root, "decoder", read_decoder);
   parts.added_tokens = read_added_tokens(root);
-  parts.roles.unk = parts.model.options().unk_token;
+  parts.roles.unk = parts.model->unk_token();
   try {
     return Tokenizer(std::move(parts));
   } catch (const BadInput& e) {
@@ -441,9 +288,10 @@ Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_o
     }
     // Role names from the transformers files beside it, when present.
     Tokenizer::Parts parts = t.parts();
-    roles.unk = parts.model.options().unk_token;
+    if (t.model_type() != "WordPiece") roles = BertSpecialTokens{"", "", "", "", "", "", ""};
+    roles.unk = parts.model->unk_token();
     read_roles(dir_or_dot, roles);
-    roles.unk = parts.model.options().unk_token;  // the model's own setting wins
+    if (!parts.model->unk_token().empty()) roles.unk = parts.model->unk_token();  // the model's own setting wins
     parts.roles = roles;
     return Tokenizer(std::move(parts));
   }
@@ -489,66 +337,11 @@ std::string tokenizer_json(const Tokenizer& tokenizer) {
   std::stable_sort(added.begin(), added.end(), [](const AddedToken* a, const AddedToken* b) { return a->id < b->id; });
   j["added_tokens"] = ojson::array();
   for (const AddedToken* t : added) j["added_tokens"].push_back(added_token_json(*t, true));
-  if (p.normalizer) {
-    ojson n;
-    n["type"] = "BertNormalizer";
-    n["clean_text"] = p.normalizer->clean_text;
-    n["handle_chinese_chars"] = p.normalizer->handle_chinese_chars;
-    n["strip_accents"] = p.normalizer->strip_accents ? ojson(*p.normalizer->strip_accents) : ojson();
-    n["lowercase"] = p.normalizer->lowercase;
-    j["normalizer"] = n;
-  } else {
-    j["normalizer"] = nullptr;
-  }
-  j["pre_tokenizer"] = p.bert_pre_tokenizer ? ojson{{"type", "BertPreTokenizer"}} : ojson();
-  if (p.post_processor) {
-    const PostProcessor& pp = *p.post_processor;
-    ojson post;
-    post["type"] = pp.type;
-    if (pp.type == "BertProcessing") {
-      const PostProcessor::Special* cls = pp.find(pp.single.front().special);
-      const PostProcessor::Special* sep = pp.find(pp.single.back().special);
-      post["sep"] = ojson::array({sep->name, sep->ids.at(0)});
-      post["cls"] = ojson::array({cls->name, cls->ids.at(0)});
-    } else {
-      post["single"] = ojson::array();
-      for (const auto& piece : pp.single) post["single"].push_back(piece_json(piece));
-      post["pair"] = ojson::array();
-      for (const auto& piece : pp.pair) post["pair"].push_back(piece_json(piece));
-      ojson specials = ojson::object();
-      std::vector<const PostProcessor::Special*> sorted;
-      for (const auto& s : pp.special_tokens) sorted.push_back(&s);
-      std::sort(sorted.begin(), sorted.end(),  // HF keeps them in a sorted map
-                [](const auto* a, const auto* b) { return a->name < b->name; });
-      for (const auto* s : sorted) {
-        specials[s->name] = ojson{{"id", s->name}, {"ids", s->ids}, {"tokens", s->tokens}};
-      }
-      post["special_tokens"] = specials;
-    }
-    j["post_processor"] = post;
-  } else {
-    j["post_processor"] = nullptr;
-  }
-  if (p.decoder) {
-    j["decoder"] = ojson{{"type", "WordPiece"}, {"prefix", p.decoder->prefix}, {"cleanup", p.decoder->cleanup}};
-  } else {
-    j["decoder"] = nullptr;
-  }
-  ojson model;
-  model["type"] = "WordPiece";
-  model["unk_token"] = p.model.options().unk_token;
-  model["continuing_subword_prefix"] = p.model.options().continuing_subword_prefix;
-  model["max_input_chars_per_word"] = p.model.options().max_input_chars_per_word;
-  // Tokens of a vocabulary are unique, so they are appended directly: ordered_json's operator[]
-  // searches linearly, which made saving a 30k vocabulary take about a second.
-  ojson vocab = ojson::object();
-  auto& entries = static_cast<std::vector<std::pair<const std::string, ojson>>&>(vocab.get_ref<ojson::object_t&>());
-  entries.reserve(p.model.id_limit());
-  for (uint32_t id = 0; id < p.model.id_limit(); ++id) {
-    if (p.model.has_id(id)) entries.emplace_back(std::string(p.model.id_to_token(id)), id);
-  }
-  model["vocab"] = std::move(vocab);
-  j["model"] = std::move(model);
+  j["normalizer"] = p.normalizer ? p.normalizer->to_json() : ojson();
+  j["pre_tokenizer"] = p.pre_tokenizer ? p.pre_tokenizer->to_json() : ojson();
+  j["post_processor"] = p.post_processor ? p.post_processor->to_json() : ojson();
+  j["decoder"] = p.decoder ? p.decoder->to_json() : ojson();
+  j["model"] = p.model->to_json();
   return dump(j) + "\n";
 }
 
@@ -564,11 +357,9 @@ std::string vocab_txt(const Tokenizer& tokenizer) {
 std::string special_tokens_map_json(const Tokenizer& tokenizer) {
   const BertSpecialTokens& r = tokenizer.parts().roles;
   ojson j = ojson::object();
-  const std::pair<const char*, const std::string*> keys[] = {{"cls_token", &r.cls},
-                                                             {"mask_token", &r.mask},
-                                                             {"pad_token", &r.pad},
-                                                             {"sep_token", &r.sep},
-                                                             {"unk_token", &r.unk}};
+  const std::pair<const char*, const std::string*> keys[] = {
+      {"bos_token", &r.bos}, {"cls_token", &r.cls}, {"eos_token", &r.eos}, {"mask_token", &r.mask},
+      {"pad_token", &r.pad}, {"sep_token", &r.sep}, {"unk_token", &r.unk}};
   for (const auto& [key, value] : keys) {
     if (!value->empty() && tokenizer.token_to_id(*value)) j[key] = *value;
   }
@@ -577,8 +368,13 @@ std::string special_tokens_map_json(const Tokenizer& tokenizer) {
 
 std::string tokenizer_config_json(const Tokenizer& tokenizer, size_t model_max_length) {
   const Tokenizer::Parts& p = tokenizer.parts();
-  const NormalizerOptions norm = p.normalizer.value_or(
-      NormalizerOptions{false, false, std::optional<bool>(false), false});
+  // A BERT tokenizer (WordPiece) is described for BertTokenizer, with its normalizer's settings;
+  // any other for PreTrainedTokenizerFast, which reads tokenizer.json itself.
+  const bool bert = tokenizer.model_type() == "WordPiece";
+  const auto* bert_normalizer = dynamic_cast<const BertNormalizer*>(p.normalizer.get());
+  const NormalizerOptions norm = bert_normalizer ? bert_normalizer->options()
+                                                 : NormalizerOptions{false, false, std::optional<bool>(false), false};
+  const auto* wordpiece_decoder = dynamic_cast<const WordPieceDecoder*>(p.decoder.get());
   ojson j;
   ojson decoder = ojson::object();
   std::vector<const AddedToken*> added;
@@ -586,11 +382,24 @@ std::string tokenizer_config_json(const Tokenizer& tokenizer, size_t model_max_l
   std::stable_sort(added.begin(), added.end(), [](const AddedToken* a, const AddedToken* b) { return a->id < b->id; });
   for (const AddedToken* t : added) decoder[std::to_string(t->id)] = added_token_json(*t, false);
   j["added_tokens_decoder"] = decoder;
-  j["clean_up_tokenization_spaces"] = p.decoder ? p.decoder->cleanup : false;
   const BertSpecialTokens& r = p.roles;
   auto role = [&](const char* key, const std::string& value) {
     if (!value.empty() && tokenizer.token_to_id(value)) j[key] = value;
   };
+  if (!bert) {
+    role("bos_token", r.bos);
+    j["clean_up_tokenization_spaces"] = false;
+    role("cls_token", r.cls);
+    role("eos_token", r.eos);
+    role("mask_token", r.mask);
+    j["model_max_length"] = model_max_length;
+    role("pad_token", r.pad);
+    role("sep_token", r.sep);
+    j["tokenizer_class"] = "PreTrainedTokenizerFast";
+    role("unk_token", r.unk);
+    return dump(j) + "\n";
+  }
+  j["clean_up_tokenization_spaces"] = wordpiece_decoder ? wordpiece_decoder->options().cleanup : false;
   role("cls_token", r.cls);
   j["do_basic_tokenize"] = true;
   j["do_lower_case"] = norm.lowercase;
@@ -609,7 +418,9 @@ std::string tokenizer_config_json(const Tokenizer& tokenizer, size_t model_max_l
 void save_tokenizer(const Tokenizer& tokenizer, const std::string& dir, size_t model_max_length,
                     const std::function<void(const std::string& tmp_dir)>& extra_files) {
   // Render everything first, so a failure leaves no partial set behind.
-  const std::string vocab = vocab_txt(tokenizer);
+  // vocab.txt is a WordPiece vocabulary's file (BertTokenizer's); the other models live in tokenizer.json.
+  const bool has_vocab_txt = tokenizer.model_type() == "WordPiece";
+  const std::string vocab = has_vocab_txt ? vocab_txt(tokenizer) : "";
   const std::string config = tokenizer_config_json(tokenizer, model_max_length);
   const std::string specials = special_tokens_map_json(tokenizer);
   const std::string json_text = tokenizer_json(tokenizer);
@@ -618,7 +429,7 @@ void save_tokenizer(const Tokenizer& tokenizer, const std::string& dir, size_t m
   write_directory_set(
       dir, owned,
       [&](const std::string& into) {
-        write_file_atomic(into + "/vocab.txt", vocab);
+        if (has_vocab_txt) write_file_atomic(into + "/vocab.txt", vocab);
         write_file_atomic(into + "/tokenizer_config.json", config);
         write_file_atomic(into + "/special_tokens_map.json", specials);
         write_file_atomic(into + "/tokenizer.json", json_text);

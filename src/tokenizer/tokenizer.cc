@@ -1,9 +1,16 @@
 #include "tokenizer/tokenizer.h"
 
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "common/error.h"
-#include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/decoders/wordpiece.h"
+#include "tokenizer/models/wordpiece.h"
+#include "tokenizer/pre_tokenizers/bert.h"
+#include "tokenizer/unicode_tables.h"
 
 namespace bertpt::tokenizer {
 
@@ -38,22 +45,62 @@ void concatenate(bool pair, std::vector<uint32_t>& ids, std::vector<uint32_t>* t
   }
 }
 
-}  // namespace
-
-const PostProcessor::Special* PostProcessor::find(const std::string& name) const {
-  for (const Special& s : special_tokens) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
+// The character before byte `end` of `text` (valid UTF-8), or -1 at the start.
+int32_t char_before(std::string_view text, size_t end) {
+  if (end == 0) return -1;
+  size_t start = end - 1;
+  while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+  size_t len;
+  return int32_t(unicode::decode_utf8(reinterpret_cast<const unsigned char*>(text.data()) + start, end - start, len));
 }
 
+// The character at byte `at` of `text` and its length, or -1 at the end.
+int32_t char_at(std::string_view text, size_t at, size_t& len) {
+  len = 0;
+  if (at >= text.size()) return -1;
+  return int32_t(unicode::decode_utf8(reinterpret_cast<const unsigned char*>(text.data()) + at, text.size() - at, len));
+}
+
+// Rust regex's Unicode \w (added_vocabulary.rs's single_word test): letters, marks, decimal and
+// letter numbers, connector punctuation, the joiners.
+bool is_word_char(int32_t cp) {
+  if (cp < 0) return false;
+  if (cp < 0x80) return std::isalnum(cp) || cp == '_';
+  if (cp == 0x200C || cp == 0x200D) return true;
+  switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ME:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_PC: return true;
+    default: return false;
+  }
+}
+
+// Rust regex's Unicode \s (lstrip/rstrip): White_Space.
+bool is_space_char(int32_t cp) { return cp >= 0 && cp != 0xFFFD && (unicode::lookup(uint32_t(cp)) & unicode::kSpace); }
+
+}  // namespace
+
 Tokenizer::Tokenizer(Parts parts) : parts_(std::move(parts)) {
-  if (parts_.normalizer) normalizer_.emplace(*parts_.normalizer);
+  if (!parts_.model) throw BadInput("the tokenizer has no model");
   int first = -2;
   for (const AddedToken& t : parts_.added_tokens) {
-    if (t.content.empty()) continue;  // HF never matches an empty token
+    std::string match = t.content;
+    if (t.normalized && parts_.normalizer && !match.empty()) {  // HF matches the normalized content
+      match.clear();
+      parts_.normalizer->normalize(t.content, match);
+    }
+    added_match_.push_back(match);
+    if (match.empty()) continue;  // HF never matches an empty token
     (t.normalized ? has_normalized_added_ : has_raw_added_) = true;
-    const auto b = static_cast<unsigned char>(t.content[0]);
+    const auto b = static_cast<unsigned char>(match[0]);
     added_first_byte_[b] = true;
     first = (first == -2 || first == b) ? b : -1;
   }
@@ -70,10 +117,10 @@ Tokenizer::Tokenizer(Parts parts) : parts_(std::move(parts)) {
     }
   }
 
-  vocab_size_ = parts_.model.size();
+  vocab_size_ = parts_.model->size();
   for (size_t i = 0; i < parts_.added_tokens.size(); ++i) {
     const AddedToken& t = parts_.added_tokens[i];
-    bool seen = parts_.model.token_to_id(t.content).has_value();
+    bool seen = parts_.model->token_to_id(t.content).has_value();
     for (size_t j = 0; j < i && !seen; ++j) seen = parts_.added_tokens[j].content == t.content;
     if (!seen) ++vocab_size_;
   }
@@ -84,7 +131,7 @@ Tokenizer::Tokenizer(Parts parts) : parts_(std::move(parts)) {
     return id ? static_cast<int64_t>(*id) : -1;
   };
   special_ids_.pad = id_of(parts_.roles.pad);
-  special_ids_.unk = parts_.model.unk_id();
+  special_ids_.unk = parts_.model->unk_id() ? int64_t(*parts_.model->unk_id()) : id_of(parts_.roles.unk);
   special_ids_.cls = id_of(parts_.roles.cls);
   special_ids_.sep = id_of(parts_.roles.sep);
   special_ids_.mask = id_of(parts_.roles.mask);
@@ -115,12 +162,14 @@ Tokenizer Tokenizer::bert(std::vector<std::string> vocab, const NormalizerOption
                           const std::vector<std::string>& special_tokens, const BertSpecialTokens& roles,
                           const std::string& source) {
   Parts parts;
-  parts.normalizer = normalizer;
+  parts.normalizer = std::make_shared<const BertNormalizer>(normalizer);
+  parts.pre_tokenizer = std::make_shared<const BertPreTokenizer>();
   WordPieceOptions wp;
   wp.unk_token = roles.unk;
-  parts.model = WordPiece::from_tokens(std::move(vocab), wp, source);
+  const auto model = std::make_shared<const WordPiece>(WordPiece::from_tokens(std::move(vocab), wp, source));
+  parts.model = model;
   for (const std::string& s : special_tokens) {
-    const auto id = parts.model.token_to_id(s);
+    const auto id = model->token_to_id(s);
     if (!id) throw BadInput(source + ": special token '" + s + "' is not in the vocabulary");
     AddedToken t;
     t.id = *id;
@@ -129,7 +178,7 @@ Tokenizer Tokenizer::bert(std::vector<std::string> vocab, const NormalizerOption
   }
   PostProcessor pp;
   for (const std::string* name : {&roles.cls, &roles.sep}) {
-    const auto id = parts.model.token_to_id(*name);
+    const auto id = model->token_to_id(*name);
     if (!id) {
       throw BadInput(source + ": '" + *name + "' is not in the vocabulary",
                      "a BERT tokenizer needs the [CLS] and [SEP] tokens for its template");
@@ -141,91 +190,120 @@ Tokenizer Tokenizer::bert(std::vector<std::string> vocab, const NormalizerOption
   pp.pair = {Piece{false, 0, roles.cls, 0}, Piece{true, 0, "", 0}, Piece{false, 0, roles.sep, 0}, Piece{true, 1, "", 1},
              Piece{false, 0, roles.sep, 1}};
   parts.post_processor = std::move(pp);
-  parts.decoder = WordPieceDecoderOptions{};
+  parts.decoder = std::make_shared<const WordPieceDecoder>();
   parts.roles = roles;
   return Tokenizer(std::move(parts));
 }
 
-void Tokenizer::pre_tokenize(std::string_view normalized, std::vector<std::string_view>& words) const {
-  if (parts_.bert_pre_tokenizer) {
-    bert_pre_tokenize(normalized, words);
-  } else if (!normalized.empty()) {
-    words.push_back(normalized);
-  }
+void Tokenizer::pre_tokenize(std::string_view normalized, Words& words, bool at_origin) const {
+  words.reset(normalized, at_origin);
+  if (parts_.pre_tokenizer) parts_.pre_tokenizer->pre_tokenize(words);
 }
 
-bool Tokenizer::find_added(std::string_view text, size_t from, bool normalized, size_t& pos, size_t& len,
-                           uint32_t& id) const {
+const AddedToken* Tokenizer::find_literal(std::string_view text, size_t from, bool normalized, size_t& pos) const {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   for (size_t i = from; i < n; ++i) {
     if (single_first_byte_ >= 0) {
       const void* hit = std::memchr(p + i, single_first_byte_, n - i);
-      if (!hit) return false;
+      if (!hit) return nullptr;
       i = static_cast<const unsigned char*>(hit) - p;
     } else if (!added_first_byte_[p[i]]) {
       continue;
     }
+    const AddedToken* found = nullptr;
     size_t best = 0;
-    for (const AddedToken& t : parts_.added_tokens) {
-      if (t.normalized != normalized || t.content.size() <= best || t.content.size() > n - i) {
-        continue;
-      }
-      if (std::memcmp(p + i, t.content.data(), t.content.size()) == 0) {
-        best = t.content.size();
-        id = t.id;
+    for (size_t k = 0; k < parts_.added_tokens.size(); ++k) {
+      const std::string& m = added_match_[k];
+      if (parts_.added_tokens[k].normalized != normalized || m.size() <= best || m.size() > n - i) continue;
+      if (std::memcmp(p + i, m.data(), m.size()) == 0) {
+        best = m.size();
+        found = &parts_.added_tokens[k];
       }
     }
-    if (best) {
+    if (found) {
       pos = i;
-      len = best;
-      return true;
+      return found;
     }
   }
-  return false;
+  return nullptr;
 }
 
-bool Tokenizer::encode_normalized(std::string_view normalized, std::vector<uint32_t>& ids, size_t stop_at) const {
-  thread_local std::vector<std::string_view> words;
-  words.clear();
-  pre_tokenize(normalized, words);
-  for (std::string_view w : words) {
-    parts_.model.encode_word(w, ids);
+// As added_vocabulary.rs's find_matches: a single_word token inside a word is no match (the search
+// goes on after it); lstrip takes the whitespace before the match back to the previous match,
+// rstrip the whitespace after it.
+bool Tokenizer::find_added(std::string_view text, size_t from, bool normalized, size_t& pos, size_t& len,
+                           uint32_t& id) const {
+  for (size_t i = from;;) {
+    size_t at = 0, cl = 0;
+    const AddedToken* t = find_literal(text, i, normalized, at);
+    if (!t) return false;
+    size_t start = at, stop = at + added_match_[size_t(t - parts_.added_tokens.data())].size();
+    if (t->single_word && (is_word_char(char_before(text, start)) || is_word_char(char_at(text, stop, cl)))) {
+      i = stop;
+      continue;
+    }
+    if (t->lstrip) {
+      while (start > from && is_space_char(char_before(text, start))) {
+        --start;
+        while (start > from && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+      }
+    }
+    if (t->rstrip) {
+      while (is_space_char(char_at(text, stop, cl))) stop += cl;
+    }
+    pos = start;
+    len = stop - start;
+    id = t->id;
+    return true;
+  }
+}
+
+bool Tokenizer::encode_normalized(std::string_view normalized, bool at_origin, std::vector<uint32_t>& ids,
+                                  size_t stop_at) const {
+  thread_local Words words;
+  pre_tokenize(normalized, words, at_origin);
+  const Model& model = *parts_.model;
+  for (size_t w = 0; w < words.size(); ++w) {
+    const std::string_view word = words[w];
+    if (word.empty()) continue;
+    model.encode_word(word, ids);
     if (ids.size() >= stop_at) return true;
   }
   return false;
 }
 
-bool Tokenizer::encode_plain(std::string_view text, std::vector<uint32_t>& ids, size_t stop_at) const {
+bool Tokenizer::encode_plain(std::string_view text, bool at_origin, std::vector<uint32_t>& ids, size_t stop_at) const {
   if (text.empty()) return false;
   thread_local std::string normalized;
   std::string_view norm = text;
-  if (normalizer_) {
+  if (parts_.normalizer) {
     normalized.clear();
-    normalizer_->normalize(text, normalized);
+    parts_.normalizer->normalize(text, normalized);
     norm = normalized;
   }
-  if (!has_normalized_added_) return encode_normalized(norm, ids, stop_at);
+  if (!has_normalized_added_) return encode_normalized(norm, at_origin, ids, stop_at);
+  // `norm` may be the thread_local buffer: a nested call would overwrite it, and none happens below.
   size_t i = 0, pos, len;
   uint32_t id;
   while (find_added(norm, i, true, pos, len, id)) {
-    if (encode_normalized(norm.substr(i, pos - i), ids, stop_at)) return true;
+    if (encode_normalized(norm.substr(i, pos - i), at_origin && i == 0, ids, stop_at)) return true;
     ids.push_back(id);  // added tokens never stop it, as in HF
     i = pos + len;
   }
-  return encode_normalized(norm.substr(i), ids, stop_at);
+  return encode_normalized(norm.substr(i), at_origin && i == 0, ids, stop_at);
 }
 
 bool Tokenizer::encode_sequence(std::string_view text, std::vector<uint32_t>& ids, size_t stop_at) const {
-  if (!has_raw_added_) return encode_plain(text, ids, stop_at);
+  if (!has_raw_added_) return encode_plain(text, true, ids, stop_at);
   size_t i = 0, pos, len;
   uint32_t id;
   while (find_added(text, i, false, pos, len, id)) {
-    if (encode_plain(text.substr(i, pos - i), ids, stop_at)) return true;
+    if (encode_plain(text.substr(i, pos - i), i == 0, ids, stop_at)) return true;
     ids.push_back(id);
     i = pos + len;
   }
-  return encode_plain(text.substr(i), ids, stop_at);
+  return encode_plain(text.substr(i), i == 0, ids, stop_at);
 }
 
 void Tokenizer::encode_with_limit(std::string_view text, std::vector<uint32_t>& ids, size_t max_tokens) const {
@@ -246,11 +324,15 @@ void Tokenizer::encode(std::string_view text, std::vector<uint32_t>& ids, bool a
 void Tokenizer::encode_pair(std::string_view a, std::string_view b, std::vector<uint32_t>& ids,
                             std::vector<uint32_t>* type_ids, bool add_special_tokens) const {
   auto append = [&](int sequence) { encode_sequence(sequence == 0 ? a : b, ids); };
+  const size_t from = type_ids ? type_ids->size() : 0;
   if (!add_special_tokens || !parts_.post_processor) {
     concatenate(true, ids, type_ids, append);
-    return;
+  } else {
+    apply_template(*parts_.post_processor, parts_.post_processor->pair, ids, type_ids, append);
   }
-  apply_template(*parts_.post_processor, parts_.post_processor->pair, ids, type_ids, append);
+  if (type_ids && parts_.post_processor && parts_.post_processor->type_ids_zero) {
+    std::fill(type_ids->begin() + from, type_ids->end(), 0u);
+  }
 }
 
 void Tokenizer::post_process(const std::vector<uint32_t>& a, const std::vector<uint32_t>* b, std::vector<uint32_t>& ids,
@@ -281,14 +363,14 @@ std::string_view Tokenizer::id_to_token(uint32_t id) const {
   for (const AddedToken& t : parts_.added_tokens) {
     if (t.id == id) return t.content;
   }
-  return parts_.model.id_to_token(id);
+  return parts_.model->id_to_token(id);
 }
 
 std::optional<uint32_t> Tokenizer::token_to_id(std::string_view token) const {
   for (const AddedToken& t : parts_.added_tokens) {
     if (t.content == token) return t.id;
   }
-  return parts_.model.token_to_id(token);
+  return parts_.model->token_to_id(token);
 }
 
 bool Tokenizer::is_special_content(std::string_view token) const {
@@ -306,24 +388,15 @@ bool Tokenizer::is_special(uint32_t id) const {
 }
 
 std::string Tokenizer::decode(const std::vector<uint32_t>& ids, bool skip_special_tokens) const {
-  std::vector<std::string_view> tokens;
+  std::vector<std::string> tokens;
   tokens.reserve(ids.size());
   for (uint32_t id : ids) {
     const std::string_view t = id_to_token(id);
-    if (t.empty() && !parts_.model.has_id(id)) continue;  // unknown id: HF skips it
+    if (t.empty() && !parts_.model->has_id(id)) continue;  // unknown id: HF skips it
     if (skip_special_tokens && is_special_content(t)) continue;
-    tokens.push_back(t);
+    tokens.emplace_back(t);
   }
-  std::string out;
-  if (parts_.decoder) {
-    wordpiece_decode(tokens, *parts_.decoder, out);
-  } else {
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      if (i) out += ' ';
-      out += tokens[i];
-    }
-  }
-  return out;
+  return decode_tokens(parts_.decoder.get(), std::move(tokens));
 }
 
 }  // namespace bertpt::tokenizer

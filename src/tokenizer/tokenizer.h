@@ -1,7 +1,8 @@
-// The whole BERT tokenizer, as Hugging Face's `tokenizers` runs it for a BertTokenizerFast:
-//   added (special) tokens split out of the raw text -> BertNormalizer -> BertPreTokenizer ->
-//   WordPiece -> post-processor ([CLS] A [SEP], pairs [CLS] A [SEP] B [SEP] with type ids);
-// and back with the WordPiece decoder. Files: hf_files.h.
+// A whole tokenizer, as Hugging Face's `tokenizers` runs one: added (special) tokens split out of
+// the raw text -> normalizer -> added tokens of the normalized text -> pre-tokenizer -> model
+// (WordPiece, BPE or Unigram) -> post-processor (special tokens, type ids); and back through the
+// decoder. Each stage is a component of its folder (normalizers/, pre_tokenizers/, models/,
+// processors/, decoders/), as in tokenizer.json. Files: hf_files.h.
 //
 // A Tokenizer is immutable after construction: encode/decode are const and thread-safe, so N
 // threads can share one. encode() reuses per-thread scratch buffers and allocates nothing in steady
@@ -15,9 +16,12 @@
 #include <string_view>
 #include <vector>
 
-#include "tokenizer/decoder.h"
-#include "tokenizer/normalizer.h"
-#include "tokenizer/wordpiece.h"
+#include "tokenizer/decoders/decoder.h"
+#include "tokenizer/models/model.h"
+#include "tokenizer/normalizers/bert.h"
+#include "tokenizer/normalizers/normalizer.h"
+#include "tokenizer/pre_tokenizers/pre_tokenizer.h"
+#include "tokenizer/processors/post_processor.h"
 
 namespace bertpt::tokenizer {
 
@@ -25,41 +29,24 @@ namespace bertpt::tokenizer {
 struct AddedToken {
   uint32_t id = 0;
   std::string content;
-  bool single_word = false;  // only false is supported (the loader refuses others)
-  bool lstrip = false;       // only false is supported
-  bool rstrip = false;       // only false is supported
+  bool single_word = false;  // matched only where it is not inside a word
+  bool lstrip = false;       // a match takes the whitespace before it
+  bool rstrip = false;       // a match takes the whitespace after it
   bool normalized = false;   // matched in the normalized text instead of the raw text
   bool special = true;       // skipped by decode(skip_special_tokens)
 };
 
-// HF TemplateProcessing (BertProcessing is the same with fixed templates).
-struct PostProcessor {
-  struct Piece {
-    bool is_sequence = false;  // $A / $B, else a special token
-    int sequence = 0;          // 0 = A, 1 = B
-    std::string special;       // the special token's name (key of special_tokens)
-    uint32_t type_id = 0;
-  };
-  struct Special {
-    std::string name;
-    std::vector<uint32_t> ids;
-    std::vector<std::string> tokens;
-  };
-  std::string type = "TemplateProcessing";  // or "BertProcessing" (kept for round trips)
-  std::vector<Piece> single;
-  std::vector<Piece> pair;
-  std::vector<Special> special_tokens;
-
-  const Special* find(const std::string& name) const;
-};
-
-// The special tokens of a BERT vocabulary by role; empty when the vocabulary has none.
+// The special tokens of a vocabulary by role (transformers' special_tokens_map.json); empty when the
+// vocabulary has none. The defaults are BERT's; a RoBERTa-style tokenizer has <s> as cls and bos,
+// </s> as sep and eos.
 struct BertSpecialTokens {
   std::string pad = "[PAD]";
   std::string unk = "[UNK]";
   std::string cls = "[CLS]";
   std::string sep = "[SEP]";
   std::string mask = "[MASK]";
+  std::string bos;
+  std::string eos;
 };
 
 // Ids of the special roles, or -1 when the tokenizer has no such token.
@@ -71,15 +58,17 @@ class Tokenizer {
  public:
   // Everything a tokenizer is made of. Pieces set to nullopt are absent (HF null).
   struct Parts {
-    std::optional<NormalizerOptions> normalizer;
-    bool bert_pre_tokenizer = true;  // false: the whole normalized text is one word
-    WordPiece model;
+    NormalizerPtr normalizer;       // null: none
+    PreTokenizerPtr pre_tokenizer;  // null: the whole normalized text is one word
+    ModelPtr model;                 // never null
     std::vector<AddedToken> added_tokens;
     std::optional<PostProcessor> post_processor;
-    std::optional<WordPieceDecoderOptions> decoder;  // nullopt: tokens joined with spaces
+    DecoderPtr decoder;       // null: tokens joined with spaces
     BertSpecialTokens roles;  // names of the special roles (special_ids(), tokenizer_config.json)
   };
 
+  // Throws BadInput when the model is missing, a post-processor template names a token it does not
+  // define, or an id lies outside the vocabulary.
   explicit Tokenizer(Parts parts);
 
   // A standard BERT tokenizer over `vocab` (ids = positions): BertNormalizer with `normalizer`,
@@ -121,9 +110,12 @@ class Tokenizer {
   bool is_special(uint32_t id) const;
   SpecialIds special_ids() const { return special_ids_; }
   const Parts& parts() const { return parts_; }
+  const Model& model() const { return *parts_.model; }
+  // The model's type: "WordPiece", "BPE" or "Unigram".
+  std::string_view model_type() const { return parts_.model->type(); }
 
-  // Appends the words of normalized text (the pre-tokenizer step alone).
-  void pre_tokenize(std::string_view normalized, std::vector<std::string_view>& words) const;
+  // The words of normalized text (the pre-tokenizer step alone); `at_origin`: the text starts the input.
+  void pre_tokenize(std::string_view normalized, Words& words, bool at_origin = true) const;
 
  private:
   // BadInput naming the field when an added token's or a post-processor special's id is not below
@@ -133,15 +125,19 @@ class Tokenizer {
   // encode_plain normalizes and splits out normalized ones, encode_normalized pre-tokenizes and runs
   // WordPiece. Each stops after the word at which ids.size() reaches `stop_at` (encode_with_limit)
   // and then returns true.
-  bool encode_plain(std::string_view text, std::vector<uint32_t>& ids, size_t stop_at) const;
-  bool encode_normalized(std::string_view normalized, std::vector<uint32_t>& ids, size_t stop_at) const;
+  bool encode_plain(std::string_view text, bool at_origin, std::vector<uint32_t>& ids, size_t stop_at) const;
+  bool encode_normalized(std::string_view normalized, bool at_origin, std::vector<uint32_t>& ids, size_t stop_at) const;
   bool encode_sequence(std::string_view text, std::vector<uint32_t>& ids, size_t stop_at = SIZE_MAX) const;
-  // Leftmost-longest match of an added token of the given kind at or after `from`.
+  // Leftmost-longest match of an added token of the given kind at or after `from`: [pos, pos + len)
+  // is what the match removes from the text (its lstrip/rstrip whitespace included).
   bool find_added(std::string_view text, size_t from, bool normalized, size_t& pos, size_t& len, uint32_t& id) const;
+  // The leftmost-longest literal match of an added token of the given kind at or after `from`.
+  const AddedToken* find_literal(std::string_view text, size_t from, bool normalized, size_t& pos) const;
   bool is_special_content(std::string_view token) const;
 
   Parts parts_;
-  std::optional<BertNormalizer> normalizer_;
+  std::vector<std::string>
+      added_match_;  // per added token: the string matched (normalized content for normalized ones)
   bool has_raw_added_ = false;
   bool has_normalized_added_ = false;
   bool added_first_byte_[256] = {};  // quick filter for added-token matching

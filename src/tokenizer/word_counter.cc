@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "common/error.h"
-#include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/bert.h"
 
 namespace bertpt::tokenizer {
 

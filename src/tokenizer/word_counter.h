@@ -19,7 +19,7 @@
 
 #include "text/corpus_reader.h"
 #include "text/text_stats.h"
-#include "tokenizer/normalizer.h"
+#include "tokenizer/normalizers/bert.h"
 #include "tokenizer/word_counts.h"
 
 namespace bertpt::tokenizer {

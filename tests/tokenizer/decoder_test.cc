@@ -1,5 +1,5 @@
 // HF's WordPiece decoder with clean-up (docs/hf-compat.md), rule by rule.
-#include "tokenizer/decoder.h"
+#include "tokenizer/decoders/wordpiece.h"
 
 #include <gtest/gtest.h>
 

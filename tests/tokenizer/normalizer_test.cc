@@ -1,5 +1,5 @@
 // BertNormalizer, one test per rule (normalizer.h, docs/hf-compat.md), with exact expected strings.
-#include "tokenizer/normalizer.h"
+#include "tokenizer/normalizers/bert.h"
 
 #include <gtest/gtest.h>
 

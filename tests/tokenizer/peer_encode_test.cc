@@ -17,7 +17,7 @@
 #include "peer.h"
 #include "text/utf8.h"
 #include "tokenizer/hf_files.h"
-#include "tokenizer/normalizer.h"
+#include "tokenizer/normalizers/bert.h"
 
 namespace bertpt::tokenizer {
 namespace {

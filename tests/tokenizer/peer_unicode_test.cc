@@ -11,8 +11,8 @@
 
 #include "peer.h"
 #include "text/utf8.h"
-#include "tokenizer/normalizer.h"
-#include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/normalizers/bert.h"
+#include "tokenizer/pre_tokenizers/bert.h"
 
 namespace bertpt::tokenizer {
 namespace {

@@ -1,5 +1,5 @@
 // BertPreTokenizer (docs/hf-compat.md): whitespace removed, punctuation isolated.
-#include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/bert.h"
 
 #include <gtest/gtest.h>
 

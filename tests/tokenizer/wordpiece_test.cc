@@ -1,6 +1,6 @@
 // WordPiece model (docs/hf-compat.md): greedy longest-match-first with "##", whole word
 // -> [UNK] on failure or when longer than max_input_chars_per_word characters.
-#include "tokenizer/wordpiece.h"
+#include "tokenizer/models/wordpiece.h"
 
 #include <gtest/gtest.h>
 

@@ -7,11 +7,25 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenizer/decoders/decoder.h"
+
 namespace bertpt::tokenizer {
 
 struct WordPieceDecoderOptions {
   std::string prefix = "##";
   bool cleanup = true;
+};
+
+class WordPieceDecoder final : public Decoder {
+ public:
+  explicit WordPieceDecoder(WordPieceDecoderOptions options = {}) : options_(std::move(options)) {}
+  static std::shared_ptr<const WordPieceDecoder> from_json(const JsonFields& f);
+  void decode_chain(std::vector<std::string>& tokens) const override;
+  nlohmann::ordered_json to_json() const override;
+  const WordPieceDecoderOptions& options() const { return options_; }
+
+ private:
+  WordPieceDecoderOptions options_;
 };
 
 // Appends the decoded text of `tokens` to `out`.

@@ -1,4 +1,4 @@
-#include "tokenizer/normalizer.h"
+#include "tokenizer/normalizers/bert.h"
 
 #include <algorithm>
 #include <vector>
@@ -154,6 +154,29 @@ void BertNormalizer::normalize(std::string_view utf8, std::string& out) const {
     }
     emit(cp, entry, src);
   }
+}
+
+}  // namespace bertpt::tokenizer
+
+namespace bertpt::tokenizer {
+
+std::shared_ptr<const BertNormalizer> BertNormalizer::from_json(const JsonFields& f) {
+  NormalizerOptions o;
+  o.clean_text = f.boolean_or("clean_text", true);
+  o.handle_chinese_chars = f.boolean_or("handle_chinese_chars", true);
+  o.lowercase = f.boolean_or("lowercase", true);
+  if (const std::optional<JsonValue> strip = f.optional("strip_accents")) o.strip_accents = strip->boolean();
+  return std::make_shared<const BertNormalizer>(o);
+}
+
+nlohmann::ordered_json BertNormalizer::to_json() const {
+  nlohmann::ordered_json n;
+  n["type"] = "BertNormalizer";
+  n["clean_text"] = options_.clean_text;
+  n["handle_chinese_chars"] = options_.handle_chinese_chars;
+  n["strip_accents"] = options_.strip_accents ? nlohmann::ordered_json(*options_.strip_accents) : nullptr;
+  n["lowercase"] = options_.lowercase;
+  return n;
 }
 
 }  // namespace bertpt::tokenizer

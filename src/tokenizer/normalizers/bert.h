@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "tokenizer/normalizers/normalizer.h"
+
 namespace bertpt::tokenizer {
 
 struct NormalizerOptions {
@@ -18,11 +20,13 @@ struct NormalizerOptions {
   bool lowercase = true;
 };
 
-class BertNormalizer {
+class BertNormalizer final : public Normalizer {
  public:
   explicit BertNormalizer(NormalizerOptions options = {});
+  static std::shared_ptr<const BertNormalizer> from_json(const JsonFields& f);
   // `utf8` must be valid UTF-8 (the corpus readers guarantee it). Appends the result to `out`.
-  void normalize(std::string_view utf8, std::string& out) const;
+  void normalize(std::string_view utf8, std::string& out) const override;
+  nlohmann::ordered_json to_json() const override;
   std::string normalize(std::string_view utf8) const {
     std::string out;
     normalize(utf8, out);

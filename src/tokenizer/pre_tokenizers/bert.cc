@@ -1,4 +1,4 @@
-#include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/pre_tokenizers/bert.h"
 
 #include <array>
 #include <cstdint>
@@ -20,9 +20,9 @@ const std::array<uint8_t, 128> kAsciiClass = [] {
   return t;
 }();
 
-}  // namespace
-
-void bert_pre_tokenize(std::string_view normalized, std::vector<std::string_view>& words) {
+// Calls emit(begin, end) for each word of `normalized`, in order.
+template <class Emit>
+void bert_split(std::string_view normalized, Emit&& emit) {
   const auto* p = reinterpret_cast<const unsigned char*>(normalized.data());
   const size_t n = normalized.size();
   size_t word_start = 0;
@@ -45,14 +45,29 @@ void bert_pre_tokenize(std::string_view normalized, std::vector<std::string_view
       }
     } else {
       if (in_word) {
-        words.push_back(normalized.substr(word_start, i - word_start));
+        emit(word_start, i);
         in_word = false;
       }
-      if (cls == kPunct) words.push_back(normalized.substr(i, len));
+      if (cls == kPunct) emit(i, i + len);
     }
     i += len;
   }
-  if (in_word) words.push_back(normalized.substr(word_start));
+  if (in_word) emit(word_start, n);
+}
+
+}  // namespace
+
+void bert_pre_tokenize(std::string_view normalized, std::vector<std::string_view>& words) {
+  bert_split(normalized, [&](size_t b, size_t e) { words.push_back(normalized.substr(b, e - b)); });
+}
+
+void BertPreTokenizer::pre_tokenize(Words& words) const {
+  thread_local std::vector<Words::Span> out;
+  out.clear();
+  for (const Words::Span& s : words.spans) {
+    bert_split(words.view(s), [&](size_t b, size_t e) { Words::push_part(s, b, e, out); });
+  }
+  words.spans.swap(out);
 }
 
 }  // namespace bertpt::tokenizer

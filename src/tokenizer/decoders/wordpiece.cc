@@ -1,4 +1,4 @@
-#include "tokenizer/decoder.h"
+#include "tokenizer/decoders/wordpiece.h"
 
 namespace bertpt::tokenizer {
 namespace {
@@ -59,6 +59,28 @@ void wordpiece_decode(const std::vector<std::string_view>& tokens, const WordPie
     if (options.cleanup) piece = cleanup_decoded(std::move(piece));
     out += piece;
   }
+}
+
+}  // namespace bertpt::tokenizer
+
+namespace bertpt::tokenizer {
+
+std::shared_ptr<const WordPieceDecoder> WordPieceDecoder::from_json(const JsonFields& f) {
+  WordPieceDecoderOptions d;
+  d.prefix = f.str_or("prefix", d.prefix);
+  d.cleanup = f.boolean_or("cleanup", true);
+  return std::make_shared<const WordPieceDecoder>(d);
+}
+
+void WordPieceDecoder::decode_chain(std::vector<std::string>& tokens) const {
+  std::vector<std::string_view> views(tokens.begin(), tokens.end());
+  std::string text;
+  wordpiece_decode(views, options_, text);
+  tokens.assign(1, std::move(text));
+}
+
+nlohmann::ordered_json WordPieceDecoder::to_json() const {
+  return {{"type", "WordPiece"}, {"prefix", options_.prefix}, {"cleanup", options_.cleanup}};
 }
 
 }  // namespace bertpt::tokenizer

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "tokenizer/models/model.h"
+
 namespace bertpt::tokenizer {
 
 struct WordPieceOptions {
@@ -23,9 +25,11 @@ struct WordPieceOptions {
   size_t max_input_chars_per_word = 100;
 };
 
-class WordPiece {
+class WordPiece final : public Model {
  public:
   WordPiece() = default;
+  // The tokenizer.json "model" object `f` (type WordPiece).
+  static std::shared_ptr<const WordPiece> from_json(const JsonFields& f);
 
   // `tokens[i]` gets id i. Throws BadInput (naming `source` and the line) on a duplicate token or
   // when the unk token is missing.
@@ -35,17 +39,20 @@ class WordPiece {
                             const std::string& source);
 
   // Appends the ids of `word` (one pre-tokenized word, valid UTF-8) to `ids`.
-  void encode_word(std::string_view word, std::vector<uint32_t>& ids) const;
+  void encode_word(std::string_view word, std::vector<uint32_t>& ids) const override;
 
-  std::optional<uint32_t> token_to_id(std::string_view token) const;
+  std::optional<uint32_t> token_to_id(std::string_view token) const override;
   // Empty view for an id that has no token.
-  std::string_view id_to_token(uint32_t id) const;
-  bool has_id(uint32_t id) const { return id < by_id_.size() && by_id_[id].second != kNoToken; }
+  std::string_view id_to_token(uint32_t id) const override;
+  bool has_id(uint32_t id) const override { return id < by_id_.size() && by_id_[id].second != kNoToken; }
 
-  size_t size() const { return count_; }
+  size_t size() const override { return count_; }
   // One past the largest id.
-  size_t id_limit() const { return by_id_.size(); }
-  uint32_t unk_id() const { return unk_id_; }
+  size_t id_limit() const override { return by_id_.size(); }
+  std::optional<uint32_t> unk_id() const override { return unk_id_; }
+  std::string unk_token() const override { return options_.unk_token; }
+  std::string_view type() const override { return "WordPiece"; }
+  nlohmann::ordered_json to_json() const override;
   const WordPieceOptions& options() const { return options_; }
 
  private:

@@ -1,4 +1,4 @@
-#include "tokenizer/wordpiece.h"
+#include "tokenizer/models/wordpiece.h"
 
 #include <cstring>
 
@@ -178,6 +178,32 @@ std::optional<uint32_t> WordPiece::token_to_id(std::string_view token) const {
 std::string_view WordPiece::id_to_token(uint32_t id) const {
   if (!has_id(id)) return {};
   return {arena_.data() + by_id_[id].first, by_id_[id].second};
+}
+
+}  // namespace bertpt::tokenizer
+
+namespace bertpt::tokenizer {
+
+std::shared_ptr<const WordPiece> WordPiece::from_json(const JsonFields& f) {
+  WordPieceOptions o;
+  o.unk_token = f.str_or("unk_token", o.unk_token);
+  o.continuing_subword_prefix = f.str_or("continuing_subword_prefix", o.continuing_subword_prefix);
+  if (const std::optional<JsonValue> v = f.optional("max_input_chars_per_word")) o.max_input_chars_per_word = v->u32();
+  const std::vector<std::pair<std::string, JsonValue>> vocab = f.object("vocab").entries();
+  std::vector<std::pair<std::string, uint32_t>> entries;
+  entries.reserve(vocab.size());
+  for (const auto& [token, id] : vocab) entries.emplace_back(token, json_token_id(id));
+  return std::make_shared<const WordPiece>(from_map(std::move(entries), o, f.file() + ": " + f.name("vocab")));
+}
+
+nlohmann::ordered_json WordPiece::to_json() const {
+  nlohmann::ordered_json model;
+  model["type"] = "WordPiece";
+  model["unk_token"] = options_.unk_token;
+  model["continuing_subword_prefix"] = options_.continuing_subword_prefix;
+  model["max_input_chars_per_word"] = options_.max_input_chars_per_word;
+  model["vocab"] = vocab_json(*this);
+  return model;
 }
 
 }  // namespace bertpt::tokenizer
