@@ -32,10 +32,12 @@ data::MaskingOptions masking_for_dataset(const data::Dataset& dataset, double ml
     // mask_replace_prob to 1, random_replace_prob to 0, with a warning): so does bertpt.
     o.mask_fraction = 1.0;
     o.random_fraction = 0.0;
-    tokenizer::Tokenizer tok = tokenizer::load_tokenizer(dataset.tokenizer_dir());
-    std::vector<std::string> vocab(tok.vocab_size());
-    for (size_t id = 0; id < vocab.size(); ++id) vocab[id] = std::string(tok.id_to_token(uint32_t(id)));
-    o.continues_word = data::wordpiece_continuations(vocab);
+    const tokenizer::Tokenizer tok = tokenizer::load_tokenizer(dataset.tokenizer_dir());
+    o.continues_word = tok.word_continuations();
+    if (o.continues_word.empty()) {
+      throw BadInput(dataset.tokenizer_dir() + ": the tokenizer marks no word boundaries, so whole words cannot be masked",
+                     "whole-word masking needs WordPiece's '##', byte-level BPE's 'Ġ' or Metaspace's '▁'");
+    }
   }
   return o;
 }

@@ -78,6 +78,32 @@ void read_roles(const std::string& dir, BertSpecialTokens& roles) {
   }
 }
 
+// Roles that neither special_tokens_map.json nor tokenizer_config.json named (a tokenizer.json saved
+// by `tokenizers` alone): cls and sep are the first and last special tokens of the single-sequence
+// template; pad, mask and unk the special added tokens with the names the hub's models use.
+void infer_missing_roles(const Tokenizer& t, BertSpecialTokens& roles) {
+  const Tokenizer::Parts& p = t.parts();
+  if (p.post_processor) {
+    std::vector<std::string> specials;
+    for (const PostProcessor::Piece& piece : p.post_processor->single) {
+      const PostProcessor::Special* s = piece.is_sequence ? nullptr : p.post_processor->find(piece.special);
+      if (s && s->tokens.size() == 1) specials.push_back(s->tokens[0]);
+    }
+    if (roles.cls.empty() && specials.size() >= 2) roles.cls = specials.front();
+    if (roles.sep.empty() && !specials.empty()) roles.sep = specials.back();
+  }
+  auto by_name = [&](std::string& role, std::initializer_list<const char*> names) {
+    for (const char* name : names) {
+      for (const AddedToken& a : p.added_tokens) {
+        if (role.empty() && a.special && a.content == name) role = name;
+      }
+    }
+  };
+  by_name(roles.pad, {"<pad>", "[PAD]", "<|padding|>", "<|pad|>"});
+  by_name(roles.mask, {"<mask>", "[MASK]", "<|mask|>"});
+  by_name(roles.unk, {"<unk>", "[UNK]", "<|unk|>"});
+}
+
 // A true/false setting of tokenizer_config.json; absent or null: unset.
 std::optional<bool> config_bool(const JsonFields& config, const char* key) {
   const std::optional<JsonValue> v = config.optional(key);
@@ -292,6 +318,7 @@ Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_o
     roles.unk = parts.model->unk_token();
     read_roles(dir_or_dot, roles);
     if (!parts.model->unk_token().empty()) roles.unk = parts.model->unk_token();  // the model's own setting wins
+    if (t.model_type() != "WordPiece") infer_missing_roles(t, roles);
     parts.roles = roles;
     return Tokenizer(std::move(parts));
   }

@@ -399,4 +399,22 @@ std::string Tokenizer::decode(const std::vector<uint32_t>& ids, bool skip_specia
   return decode_tokens(parts_.decoder.get(), std::move(tokens));
 }
 
+std::vector<bool> Tokenizer::word_continuations() const {
+  std::string prefix;  // WordPiece: tokens starting with it continue; else tokens without it do
+  const auto* wordpiece = dynamic_cast<const WordPiece*>(parts_.model.get());
+  if (wordpiece) {
+    prefix = wordpiece->options().continuing_subword_prefix;
+  } else if (parts_.pre_tokenizer) {
+    prefix = parts_.pre_tokenizer->word_start_marker();
+  }
+  if (prefix.empty()) return {};
+  std::vector<bool> out(vocab_size_);
+  for (size_t id = 0; id < out.size(); ++id) {
+    const std::string_view t = id_to_token(uint32_t(id));
+    const bool has_prefix = t.substr(0, prefix.size()) == prefix;
+    out[id] = !is_special(uint32_t(id)) && !t.empty() && (wordpiece ? has_prefix : !has_prefix);
+  }
+  return out;
+}
+
 }  // namespace bertpt::tokenizer

@@ -102,6 +102,12 @@ class Tokenizer {
   std::string_view id_to_token(uint32_t id) const;
   std::optional<uint32_t> token_to_id(std::string_view token) const;
 
+  // By id, whether the token continues a word rather than starting one, for whole-word masking:
+  // WordPiece's continuation prefix ("##"); for the other models a token continues a word unless it
+  // starts with the pre-tokenizer's word-start marker ("Ġ" for byte-level BPE, "▁" for Metaspace).
+  // Special tokens never continue a word. Empty when the tokenizer marks no word boundaries.
+  std::vector<bool> word_continuations() const;
+
   // HF Tokenizer.decode: unknown ids are skipped; with skip_special_tokens, special added tokens.
   std::string decode(const std::vector<uint32_t>& ids, bool skip_special_tokens) const;
 

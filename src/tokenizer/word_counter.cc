@@ -96,17 +96,24 @@ class BatchQueue {
 
 // Normalizes, pre-tokenizes and counts the documents of every batch it pops into `counts`, until the
 // queue is closed; an error fails the queue (the reading thread rethrows it).
-void count_batches(BatchQueue& queue, const BertNormalizer& normalizer, WordCounts& counts,
-                   std::atomic<uint64_t>& words_counted) {
+void count_batches(BatchQueue& queue, const BertNormalizer& normalizer, const WordCountOptions& options,
+                   WordCounts& counts, std::atomic<uint64_t>& words_counted) {
   try {
     std::string scratch;
     std::vector<std::string_view> words;
+    Words custom_words;
     Batch b;
     while (queue.pop(b)) {
       const uint64_t before = counts.total();
       size_t begin = 0;
       for (size_t end : b.ends) {
-        count_document_words(std::string_view(b.text).substr(begin, end - begin), normalizer, counts, scratch, words);
+        const std::string_view doc = std::string_view(b.text).substr(begin, end - begin);
+        if (options.pre_tokenizer) {
+          count_document_words(doc, options.custom_normalizer.get(), *options.pre_tokenizer, counts, scratch,
+                               custom_words);
+        } else {
+          count_document_words(doc, normalizer, counts, scratch, words);
+        }
         begin = end;
       }
       words_counted.fetch_add(counts.total() - before, std::memory_order_relaxed);
@@ -181,6 +188,21 @@ void count_document_words(std::string_view text, const BertNormalizer& normalize
   for (std::string_view w : words) counts.add(w);
 }
 
+void count_document_words(std::string_view text, const Normalizer* normalizer, const PreTokenizer& pre_tokenizer,
+                          WordCounts& counts, std::string& scratch, Words& words) {
+  std::string_view normalized = text;
+  if (normalizer) {
+    scratch.clear();
+    normalizer->normalize(text, scratch);
+    normalized = scratch;
+  }
+  words.reset(normalized, true);
+  pre_tokenizer.pre_tokenize(words);
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (!words[i].empty()) counts.add(words[i]);
+  }
+}
+
 WordCountResult count_words(const text::CorpusOptions& corpus, const WordCountOptions& options,
                             const CountProgress& progress) {
   if (options.max_words == 0) throw BadInput("--max-words must be at least 1");
@@ -197,8 +219,8 @@ WordCountResult count_words(const text::CorpusOptions& corpus, const WordCountOp
   std::vector<std::thread> workers;
   workers.reserve(threads);
   for (size_t t = 0; t < threads; ++t) {
-    workers.emplace_back(count_batches, std::ref(queue), std::cref(normalizer), std::ref(local[t]),
-                         std::ref(words_counted));
+    workers.emplace_back(count_batches, std::ref(queue), std::cref(normalizer), std::cref(options),
+                         std::ref(local[t]), std::ref(words_counted));
   }
 
   std::exception_ptr reader_error;

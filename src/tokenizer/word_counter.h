@@ -20,12 +20,17 @@
 #include "text/corpus_reader.h"
 #include "text/text_stats.h"
 #include "tokenizer/normalizers/bert.h"
+#include "tokenizer/pre_tokenizers/pre_tokenizer.h"
 #include "tokenizer/word_counts.h"
 
 namespace bertpt::tokenizer {
 
 struct WordCountOptions {
-  NormalizerOptions normalizer;
+  NormalizerOptions normalizer;  // BERT's normalizer, unless `pre_tokenizer` is set
+  // Another family's pipeline (byte-level BPE, Unigram): when `pre_tokenizer` is set, documents go
+  // through `custom_normalizer` (null: none) and it instead of BERT's, as HF's trainers count words.
+  NormalizerPtr custom_normalizer;
+  PreTokenizerPtr pre_tokenizer;
   size_t threads = 0;                          // counting threads; 0 = one per hardware thread
   size_t max_words = 20'000'000;               // distinct words kept at most (rarest pruned beyond)
   size_t batch_bytes = 1 << 20;                // text handed to a worker at a time
@@ -60,5 +65,8 @@ WordCountResult count_words(const text::CorpusOptions& corpus, const WordCountOp
 // with each document. `scratch` is reused between calls.
 void count_document_words(std::string_view text, const BertNormalizer& normalizer, WordCounts& counts,
                           std::string& scratch, std::vector<std::string_view>& words);
+// The same through any normalizer (may be null) and pre-tokenizer.
+void count_document_words(std::string_view text, const Normalizer* normalizer, const PreTokenizer& pre_tokenizer,
+                          WordCounts& counts, std::string& scratch, Words& words);
 
 }  // namespace bertpt::tokenizer

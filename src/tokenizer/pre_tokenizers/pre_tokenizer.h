@@ -66,6 +66,10 @@ class PreTokenizer {
   virtual void pre_tokenize(Words& words) const = 0;
   // The component's tokenizer.json object.
   virtual nlohmann::ordered_json to_json() const = 0;
+  // The prefix its words' first tokens carry, which marks where a word starts (ByteLevel: "Ġ", the
+  // space's byte-level character; Metaspace: its replacement "▁"); "" when it marks none. Whole-word
+  // masking reads word boundaries from it.
+  virtual std::string word_start_marker() const { return ""; }
 };
 
 using PreTokenizerPtr = std::shared_ptr<const PreTokenizer>;

@@ -15,6 +15,14 @@ class PreTokenizerSequence final : public PreTokenizer {
     for (const PreTokenizerPtr& step : steps_) step->pre_tokenize(words);
   }
   nlohmann::ordered_json to_json() const override;
+  // The last step's marker that is not "".
+  std::string word_start_marker() const override {
+    std::string marker;
+    for (const PreTokenizerPtr& step : steps_) {
+      if (std::string m = step->word_start_marker(); !m.empty()) marker = std::move(m);
+    }
+    return marker;
+  }
   const std::vector<PreTokenizerPtr>& steps() const { return steps_; }
 
  private:

@@ -1,0 +1,24 @@
+// HF's Sequence normalizer: its normalizers applied in turn, each
+// to the output of the last.
+#pragma once
+
+#include <vector>
+
+#include "tokenizer/normalizers/normalizer.h"
+
+namespace bertpt::tokenizer {
+
+class NormalizerSequence final : public Normalizer {
+ public:
+  explicit NormalizerSequence(std::vector<NormalizerPtr> steps) : steps_(std::move(steps)) {}
+  // {"type": "Sequence", "normalizers": [...]} ("normalizers" required).
+  static std::shared_ptr<const NormalizerSequence> from_json(const JsonFields& f);
+  void normalize(std::string_view text, std::string& out) const override;
+  nlohmann::ordered_json to_json() const override;
+  const std::vector<NormalizerPtr>& steps() const { return steps_; }
+
+ private:
+  std::vector<NormalizerPtr> steps_;
+};
+
+}  // namespace bertpt::tokenizer

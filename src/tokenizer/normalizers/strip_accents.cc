@@ -1,0 +1,18 @@
+#include "tokenizer/normalizers/strip_accents.h"
+
+#include "tokenizer/normalizers/unicode.h"
+#include "tokenizer/unicode_tables.h"
+
+namespace bertpt::tokenizer {
+
+void StripAccentsNormalizer::normalize(std::string_view text, std::string& out) const {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  for (size_t i = 0; i < text.size();) {
+    size_t len;
+    const uint32_t cp = unicode::decode_utf8(p + i, text.size() - i, len);
+    if (!is_combining_mark_unicode_9(cp)) out.append(text.substr(i, len));
+    i += len;
+  }
+}
+
+}  // namespace bertpt::tokenizer
