@@ -1,5 +1,6 @@
 // `bertpt tokenizer train`: flags -> tokenizer::train_from_corpus (count the corpus's words, learn a
-// WordPiece vocabulary exactly as Hugging Face's trainer does, save a BertTokenizerFast directory)
+// WordPiece, byte-level BPE or Unigram vocabulary as Hugging Face's trainers do, save a directory
+// transformers loads)
 // -> progress lines and a summary on stderr, or the summary as JSON on stdout.
 #include <unistd.h>
 
@@ -25,10 +26,11 @@ struct TokenizerTrainFlags {
   CommonFlags common;
   NormalizerFlags normalizer;
   std::string out;
+  std::string model = "wordpiece";
   size_t vocab_size = 32000;
   uint64_t min_frequency = tokenizer::WordPieceTrainerOptions{}.min_frequency;
-  size_t limit_alphabet = 0;  // 0 = no limit
-  std::string special_tokens = "[PAD],[UNK],[CLS],[SEP],[MASK]";
+  size_t limit_alphabet = 0;   // 0 = no limit
+  std::string special_tokens;  // "": the family's (tokenizer::default_special_tokens)
   size_t threads = 0;
   size_t max_words = tokenizer::WordCountOptions{}.max_words;
 };
@@ -46,6 +48,7 @@ std::vector<std::string> split_specials(const std::string& list) {
 // Everything but the corpus options, which are parsed after these are validated (see run_tokenizer_train).
 tokenizer::TrainFromCorpusOptions train_options(const TokenizerTrainFlags& f) {
   tokenizer::TrainFromCorpusOptions o;
+  o.family = tokenizer::parse_family(f.model);
   o.format_spelling = f.corpus.format;
   o.counting.normalizer = f.normalizer.normalizer_options();
   o.counting.threads = f.threads;
@@ -53,7 +56,8 @@ tokenizer::TrainFromCorpusOptions train_options(const TokenizerTrainFlags& f) {
   o.trainer.vocab_size = f.vocab_size;
   o.trainer.min_frequency = f.min_frequency;
   if (f.limit_alphabet > 0) o.trainer.limit_alphabet = f.limit_alphabet;
-  o.trainer.special_tokens = split_specials(f.special_tokens);
+  o.trainer.special_tokens = f.special_tokens.empty() ? tokenizer::default_special_tokens(o.family)
+                                                      : split_specials(f.special_tokens);
   o.out = f.out;
   return o;
 }
@@ -124,11 +128,12 @@ class TrainProgressLines {
 
 void print_summary(const tokenizer::TrainFromCorpusResult& r) {
   const tokenizer::TrainedVocabulary& v = r.vocab;
+  const std::string learned = r.em_iterations ? Progress::format_count(r.em_iterations) + " EM iterations"
+                                              : Progress::format_count(v.merge_tokens) + " merges";
   std::string msg = "tokenizer train: " + Progress::format_count(v.tokens.size()) + " tokens (" +
-                    Progress::format_count(v.alphabet) + " characters, " + Progress::format_count(v.merge_tokens) +
-                    " merges) from " + Progress::format_count(v.words) + " words (" +
-                    Progress::format_count(v.distinct_words) + " distinct) in " + Progress::format_duration(r.seconds) +
-                    " -> " + r.out;
+                    Progress::format_count(v.alphabet) + " characters, " + learned + ") from " +
+                    Progress::format_count(v.words) + " words (" + Progress::format_count(v.distinct_words) +
+                    " distinct) in " + Progress::format_duration(r.seconds) + " -> " + r.out;
   if (v.tokens.size() < r.requested_vocab_size) msg += " (the corpus ran out of pairs before the vocab size)";
   std::fprintf(stderr, "%s\n", msg.c_str());
   if (r.pruned_words > 0) {
@@ -162,10 +167,16 @@ void add_tokenizer_train_subcommand(CLI::App* tokenizer_cmd) {
   auto f = std::make_shared<TokenizerTrainFlags>();
   auto* cmd = tokenizer_cmd->add_subcommand(
       "train",
-      "Train a BERT WordPiece vocabulary as Hugging Face's WordPieceTrainer does (deterministic) and write a "
-      "BertTokenizerFast directory");
+      "Train a tokenizer as Hugging Face's trainers do (deterministic): a BERT WordPiece vocabulary, a byte-level "
+      "BPE (RoBERTa, ModernBERT) or a Unigram (XLM-R), written as a directory transformers loads");
   add_corpus_flags(cmd, f->corpus);
-  cmd->add_option("-o,--out", f->out, "Output directory (created): vocab.txt, tokenizer.json, ...")->required();
+  cmd->add_option("-o,--out", f->out, "Output directory (created): tokenizer.json, tokenizer_config.json, ...")
+      ->required();
+  cmd->add_option("--model", f->model,
+                  "wordpiece (BERT: BertNormalizer, ## continuations), bpe (byte-level BPE with ByteLevel "
+                  "pre-tokenizer, as RoBERTa and ModernBERT) or unigram (NFKC + Metaspace, as XLM-R)")
+      ->check(CLI::IsMember({"wordpiece", "bpe", "unigram"}))
+      ->capture_default_str();
   cmd->add_option("--vocab-size", f->vocab_size, "Vocabulary size, special tokens included")->capture_default_str();
   add_normalizer_flags(cmd, f->normalizer, NormalizerFlagsFor::Training);
   cmd->add_option("--min-frequency", f->min_frequency, "Stop merging when the best pair occurs fewer times")
@@ -174,8 +185,9 @@ void add_tokenizer_train_subcommand(CLI::App* tokenizer_cmd) {
                   "Keep only the N most frequent characters (others are dropped from words); 0 = all")
       ->capture_default_str();
   cmd->add_option("--special-tokens", f->special_tokens,
-                  "Comma-separated special tokens, ids 0.. in this order; must include [UNK], [CLS], [SEP]")
-      ->capture_default_str();
+                  "Comma-separated special tokens, ids 0.. in this order (default: [PAD],[UNK],[CLS],[SEP],[MASK] "
+                  "for wordpiece, which needs [UNK], [CLS], [SEP]; <s>,<pad>,</s>,<unk>,<mask> for bpe and unigram, "
+                  "which need <s> and </s> or [CLS] and [SEP])");
   cmd->add_option("--threads", f->threads, "Word-counting threads; 0 = one per CPU")->capture_default_str();
   cmd->add_option("--max-words", f->max_words,
                   "Keep at most this many distinct words while counting: beyond it the rarest are pruned and "

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "model/checkpoint.h"
+#include "tokenizer/decoders/wordpiece.h"
 #include "tokenizer/hf_files.h"
 
 namespace bertpt::mlm {

@@ -1,8 +1,10 @@
-// Training a BERT tokenizer from raw text, end to end: count the corpus's words (word_counter.h:
-// parallel, bounded memory), learn a WordPiece vocabulary exactly as Hugging Face's trainer does
-// (trainer.h: deterministic), and save a BertTokenizerFast directory (hf_files.h): vocab.txt,
-// tokenizer.json, tokenizer_config.json, special_tokens_map.json, plus bertpt_tokenizer_train.json
-// (the effective options and the summary). `bertpt tokenizer train` is this function behind flags.
+// Training a tokenizer from raw text, end to end: count the corpus's words (word_counter.h:
+// parallel, bounded memory) through the family's normalizer and pre-tokenizer (family.h), learn the
+// vocabulary as Hugging Face's trainers do (trainer.h: WordPiece and BPE, deterministic;
+// unigram_trainer.h) and save a directory transformers loads (hf_files.h): tokenizer.json,
+// tokenizer_config.json, special_tokens_map.json (and vocab.txt for WordPiece), plus
+// bertpt_tokenizer_train.json (the effective options and the summary). `bertpt tokenizer train` is
+// this function behind flags.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +15,9 @@
 
 #include "text/corpus_reader.h"
 #include "text/text_stats.h"
+#include "tokenizer/family.h"
 #include "tokenizer/trainer.h"
+#include "tokenizer/unigram_trainer.h"
 #include "tokenizer/word_counter.h"
 
 namespace bertpt::tokenizer {
@@ -23,9 +27,13 @@ struct TrainFromCorpusOptions {
   // How the caller spelled corpus.format, recorded as given ("txt" stays "txt"); empty: the
   // canonical name (text::format_name).
   std::string format_spelling;
-  WordCountOptions counting;  // normalizer, threads, max_words
+  TokenizerFamily family = TokenizerFamily::WordPiece;
+  WordCountOptions counting;  // normalizer (WordPiece's), threads, max_words
+  // The merge trainer's options (WordPiece, BPE: the family sets the "##" prefix and the byte-level
+  // alphabet); vocab_size, min_frequency and special_tokens apply to every family.
   WordPieceTrainerOptions trainer;
-  std::string out;  // the output directory (created)
+  UnigramTrainerOptions unigram;  // Unigram's own (its vocab_size and specials come from `trainer`)
+  std::string out;                // the output directory (created)
 };
 
 // Throws BadInput when the options cannot work, before a byte of the corpus is read: the trainer's
@@ -51,7 +59,8 @@ struct TrainFromCorpusProgress {
 struct TrainFromCorpusResult {
   std::string out;
   size_t requested_vocab_size = 0;
-  TrainedVocabulary vocab;  // the tokens in id order and what the merge loop did
+  TrainedVocabulary vocab;                 // the tokens in id order and what the merge loop did (Unigram: its pieces)
+  size_t em_iterations = 0, prunings = 0;  // Unigram's EM
 
   // From the word count (word_counter.h, WordCountResult).
   std::vector<text::SourceStats> sources;  // per input

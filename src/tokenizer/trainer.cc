@@ -1,6 +1,7 @@
 #include "tokenizer/trainer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <queue>
 #include <unordered_map>
@@ -293,23 +294,57 @@ struct SymbolWords {
   std::vector<WordRef> refs;
 };
 
-// Per code point: the id of its token at the start of a word and of its prefix form after it
-// (kNone: the character is not in the vocabulary).
-struct CharIds {
-  std::vector<uint32_t> initial;
-  std::vector<uint32_t> continuation;
+// Rule 3's forms of a character: plain, with the prefix (not the word's first character), with the
+// suffix (the word's last), with both. Without a prefix or a suffix some forms are the plain one.
+enum Form : uint8_t { kPlain = 0, kPrefixed = 1, kSuffixed = 2, kBoth = 3 };
+constexpr int kForms = 4;
+
+class FormRules {
+ public:
+  explicit FormRules(const BpeTrainerOptions& options)
+      : prefix_(options.continuing_subword_prefix), suffix_(options.end_of_word_suffix) {}
+
+  // The form of a character at this position of its word.
+  Form at(bool first, bool last) const {
+    return static_cast<Form>((!first && !prefix_.empty() ? kPrefixed : 0) | (last && !suffix_.empty() ? kSuffixed : 0));
+  }
+  // Whether some position takes form f.
+  bool used(int f) const { return (!(f & kPrefixed) || !prefix_.empty()) && (!(f & kSuffixed) || !suffix_.empty()); }
+  std::string text(int f, uint32_t cp) const {
+    std::string s = (f & kPrefixed) ? prefix_ : std::string();
+    text::append_utf8(s, cp);
+    if (f & kSuffixed) s += suffix_;
+    return s;
+  }
+
+ private:
+  std::string prefix_, suffix_;
 };
 
-// Per code point: occurrences weighted by word counts, and the number of distinct words in which it
-// occurs after the first character (those that do need a prefix form).
+// Per form and code point: the id of the character's token in that form (kNone: the character is
+// not in the vocabulary). Forms no position takes are left empty.
+struct CharIds {
+  std::vector<uint32_t> form[kForms];
+  const std::vector<uint32_t>& plain() const { return form[kPlain]; }
+};
+
+// Per code point: occurrences weighted by word counts (initial_alphabet's characters: the largest
+// count), and per form other than plain the number of distinct words in which the character takes
+// it (those words need the form's token).
 struct CharStats {
   std::vector<uint64_t> count;
-  std::vector<uint32_t> non_initial_words;
+  std::vector<uint32_t> form_words[kForms];
 };
 
-CharStats count_characters(const WordCounts& words) {
-  CharStats chars{std::vector<uint64_t>(kMaxCodePoint + 1, 0), std::vector<uint32_t>(kMaxCodePoint + 1, 0)};
-  std::vector<uint32_t> last_word(kMaxCodePoint + 1, kNone);  // counts a word once per character
+CharStats count_characters(const WordCounts& words, const BpeTrainerOptions& options, const FormRules& forms) {
+  CharStats chars;
+  chars.count.assign(kMaxCodePoint + 1, 0);
+  std::vector<uint32_t> last_word[kForms];  // counts a word once per form and character
+  for (int f = kPrefixed; f < kForms; ++f) {
+    if (!forms.used(f)) continue;
+    chars.form_words[f].assign(kMaxCodePoint + 1, 0);
+    last_word[f].assign(kMaxCodePoint + 1, kNone);
+  }
   uint32_t word = 0;
   words.for_each([&](std::string_view w, uint64_t count) {
     const auto* p = reinterpret_cast<const unsigned char*>(w.data());
@@ -318,32 +353,37 @@ CharStats count_characters(const WordCounts& words) {
     while (p < end) {
       const uint32_t cp = next_code_point(p, end);
       chars.count[cp] += count;
-      if (!first && last_word[cp] != word) {
-        last_word[cp] = word;
-        ++chars.non_initial_words[cp];
+      const Form f = forms.at(first, p == end);
+      if (f != kPlain && last_word[f][cp] != word) {
+        last_word[f][cp] = word;
+        ++chars.form_words[f][cp];
       }
       first = false;
     }
     ++word;
   });
+  for (char32_t c : options.initial_alphabet) chars.count[c] = std::numeric_limits<uint64_t>::max();
   return chars;
 }
 
-// Rule 3's order of the prefix forms. HF adds "##c" while it splits the words into characters, in the
-// order its word hash map iterates them: the first word met that has c after its first character
-// decides. That map is seeded at random, so the order (and with it HF's tie-breaks) changes from run
-// to run — but not uniformly: a character found in n words is met after about 1/(n+1) of them, so
-// characters in many words come early in nearly every run. We take that most likely order: more
-// words first, then the smaller code point. (Code-point order, used before, is unlike every HF run —
-// all Latin before all Cyrillic, Cyrillic alphabetical — and broke ties against HF on text rich in
-// one non-Latin script.)
-std::vector<uint32_t> prefix_form_order(const CharStats& chars) {
-  std::vector<uint32_t> order;
+// Rule 3's order of the forms. HF adds "##c" while it splits the words into characters, in the order
+// its word hash map iterates them: the first word met that has c after its first character decides.
+// That map is seeded at random, so the order (and with it HF's tie-breaks) changes from run to run —
+// but not uniformly: a form found in n words is met after about 1/(n+1) of them, so forms in many
+// words come early in nearly every run. We take that most likely order: more words first, then the
+// smaller code point, then the form. (Code-point order, used before, is unlike every HF run — all
+// Latin before all Cyrillic, Cyrillic alphabetical — and broke ties against HF on text rich in one
+// non-Latin script.)
+std::vector<std::pair<int, uint32_t>> form_order(const CharStats& chars) {
+  std::vector<std::pair<int, uint32_t>> order;  // (form, code point)
   for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
-    if (chars.non_initial_words[cp] > 0) order.push_back(cp);
+    for (int f = kPrefixed; f < kForms; ++f) {
+      if (!chars.form_words[f].empty() && chars.form_words[f][cp] > 0) order.emplace_back(f, cp);
+    }
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return chars.non_initial_words[a] > chars.non_initial_words[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    return chars.form_words[a.first][a.second] > chars.form_words[b.first][b.second];
+  });
   return order;
 }
 
@@ -366,47 +406,54 @@ std::vector<uint32_t> choose_alphabet(const std::vector<uint64_t>& char_count, s
   return alphabet;
 }
 
-// Rules 2 and 3: adds the alphabet (code-point order) and then the prefix forms (prefix_form_order)
+// Rules 2 and 3: adds the alphabet (code-point order) and then the prefix/suffix forms (form_order)
 // to `vocab`, and records their numbers in `result`.
-CharIds add_characters(const WordCounts& words, const WordPieceTrainerOptions& options, Vocab& vocab,
+CharIds add_characters(const WordCounts& words, const BpeTrainerOptions& options, const FormRules& forms, Vocab& vocab,
                        TrainedVocabulary& result) {
-  const CharStats chars = count_characters(words);
+  const CharStats chars = count_characters(words, options, forms);
   const std::vector<uint32_t> alphabet = choose_alphabet(chars.count, options.limit_alphabet, result.alphabet_dropped);
   result.alphabet = alphabet.size();
-  CharIds ids{std::vector<uint32_t>(kMaxCodePoint + 1, kNone), std::vector<uint32_t>(kMaxCodePoint + 1, kNone)};
-  for (uint32_t cp : alphabet) ids.initial[cp] = vocab.intern(utf8_of(cp));
+  CharIds ids;
+  for (int f = kPlain; f < kForms; ++f) {
+    if (f == kPlain || forms.used(f)) ids.form[f].assign(kMaxCodePoint + 1, kNone);
+  }
+  std::vector<uint32_t>& plain = ids.form[kPlain];
+  for (uint32_t cp : alphabet) plain[cp] = vocab.intern(utf8_of(cp));
   if (result.alphabet_dropped > 0) {
     // HF decides "in the alphabet" by looking the character up in the vocabulary, so a dropped
     // character that is also a special token (say "x") stays in words, as that token.
     for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
-      if (chars.count[cp] > 0 && ids.initial[cp] == kNone) {
-        if (const uint32_t* id = vocab.find(utf8_of(cp))) ids.initial[cp] = *id;
+      if (chars.count[cp] > 0 && plain[cp] == kNone) {
+        if (const uint32_t* id = vocab.find(utf8_of(cp))) plain[cp] = *id;
       }
     }
   }
-  const size_t before_continuations = vocab.size();
-  for (uint32_t cp : prefix_form_order(chars)) {
-    if (ids.initial[cp] != kNone) ids.continuation[cp] = vocab.intern(options.continuing_subword_prefix + utf8_of(cp));
+  const size_t before_forms = vocab.size();
+  for (const auto& [f, cp] : form_order(chars)) {
+    if (plain[cp] != kNone) ids.form[f][cp] = vocab.intern(forms.text(f, cp));
   }
-  result.continuation_tokens = vocab.size() - before_continuations;
+  result.continuation_tokens = vocab.size() - before_forms;
   return ids;
 }
 
 // HF silently returns an initial vocabulary larger than vocab_size; we name the numbers instead.
-void check_initial_vocabulary_fits(size_t initial_size, const WordPieceTrainerOptions& options,
+void check_initial_vocabulary_fits(size_t initial_size, const BpeTrainerOptions& options,
                                    const TrainedVocabulary& result) {
   if (initial_size <= options.vocab_size) return;
   const std::string initial = std::to_string(initial_size);
+  std::string parts = std::to_string(result.special_tokens) + " special + " + std::to_string(result.alphabet) +
+                      " alphabet characters";
+  if (result.continuation_tokens > 0) {
+    parts += " + " + std::to_string(result.continuation_tokens) + " '" + options.continuing_subword_prefix + "'" +
+             (options.end_of_word_suffix.empty() ? "" : "/'" + options.end_of_word_suffix + "'") + " forms";
+  }
   throw BadInput("vocab size " + std::to_string(options.vocab_size) + " is smaller than the initial vocabulary of " +
-                     initial + " tokens (" + std::to_string(result.special_tokens) + " special + " +
-                     std::to_string(result.alphabet) + " alphabet characters + " +
-                     std::to_string(result.continuation_tokens) + " '" + options.continuing_subword_prefix +
-                     "' forms), so no merge could be learned",
+                     initial + " tokens (" + parts + "), so no merge could be learned",
                  "use --vocab-size " + initial + " or more, or cap the alphabet with --limit-alphabet");
 }
 
 // Rule 3: each word as its characters' ids, characters outside the alphabet skipped.
-SymbolWords split_into_symbols(const WordCounts& words, const CharIds& ids) {
+SymbolWords split_into_symbols(const WordCounts& words, const CharIds& ids, const FormRules& forms) {
   SymbolWords out;
   std::vector<uint32_t> current;
   words.for_each([&](std::string_view w, uint64_t count) {
@@ -417,9 +464,9 @@ SymbolWords split_into_symbols(const WordCounts& words, const CharIds& ids) {
     bool first = true;
     while (p < end) {
       const uint32_t cp = next_code_point(p, end);
-      const uint32_t id = first ? ids.initial[cp] : ids.continuation[cp];
+      const Form f = forms.at(first, p == end);
       first = false;
-      if (ids.initial[cp] != kNone) current.push_back(id);
+      if (ids.plain()[cp] != kNone) current.push_back(ids.form[f][cp]);
     }
     if (current.size() < 2) return;
     out.refs.push_back(WordRef{out.symbols.size(), static_cast<int64_t>(count), static_cast<uint32_t>(current.size())});
@@ -505,8 +552,14 @@ using CandidateHeap = std::priority_queue<Candidate, std::vector<Candidate>, Pop
 // words listed for it, and updates the neighbouring pairs' counts, until a stop condition holds.
 class MergeLoop {
  public:
-  MergeLoop(const WordPieceTrainerOptions& options, Vocab& vocab, SymbolWords& words)
+  MergeLoop(const BpeTrainerOptions& options, Vocab& vocab, SymbolWords& words)
       : options_(options), vocab_(vocab), words_(words) {
+    if (options_.max_token_length) {
+      // Every symbol is one character now (HF's Word::add(id, 1)); merged tokens add up.
+      token_chars_.assign(vocab_.size(), 0);
+      for (uint32_t id : words_.symbols) token_chars_[id] = 1;
+      max_token_length_ = *options_.max_token_length;
+    }
     lists_ = list_words_of_pairs(words_, pairs_, count_pairs(words_, pairs_));
     std::vector<Candidate> initial;
     initial.reserve(pairs_.size());
@@ -539,6 +592,7 @@ class MergeLoop {
       if (progress && (result.merges & 255) == 0) progress(result.merges, merge_budget);
     }
     if (progress) progress(result.merges, merge_budget);
+    result.merge_pairs = merge_pairs();
   }
 
  private:
@@ -570,7 +624,31 @@ class MergeLoop {
     const uint32_t new_id = vocab_.intern(merged, &added);
     ++result.merges;
     if (added) ++result.merge_tokens;
+    merges_.emplace_back(top.left, top.right);
+    if (max_token_length_ != kNoLimit) {
+      if (new_id >= token_chars_.size()) token_chars_.resize(new_id + 1, 0);
+      // A string that already exists keeps the length it had (0: a special token not yet a symbol).
+      if (token_chars_[new_id] == 0) token_chars_[new_id] = token_chars_[top.left] + token_chars_[top.right];
+    }
     return new_id;
+  }
+
+  // HF's merges as its BPE model keeps them: one rank per pair, the last one it was merged at.
+  std::vector<std::pair<std::string, std::string>> merge_pairs() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::unordered_set<uint64_t> seen;
+    for (auto it = merges_.rbegin(); it != merges_.rend(); ++it) {
+      if (seen.insert(pair_key(it->first, it->second)).second) {
+        out.emplace_back(vocab_.token(it->first), vocab_.token(it->second));
+      }
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+  // Whether a merge forms the pair (left, right), by rule 6's length limit.
+  bool short_enough(uint32_t left, uint32_t right) const {
+    return max_token_length_ == kNoLimit || token_chars_[left] + token_chars_[right] < max_token_length_;
   }
 
   // Merges the pair in every listed word, left to right, non-overlapping (HF's Word::merge, in
@@ -595,11 +673,11 @@ class MergeLoop {
         if (s[r] == a && r + 1 < len && s[r + 1] == b) {
           if (out > 0) {
             step_.add(pair_key(s[out - 1], a), -c);
-            step_.formed(pair_key(s[out - 1], new_id), c, w);
+            if (short_enough(s[out - 1], new_id)) step_.formed(pair_key(s[out - 1], new_id), c, w);
           }
           if (r + 2 < len) {
             step_.add(pair_key(b, s[r + 2]), -c);
-            step_.formed(pair_key(new_id, s[r + 2]), c, w);
+            if (short_enough(new_id, s[r + 2])) step_.formed(pair_key(new_id, s[r + 2]), c, w);
           }
           s[out++] = new_id;
           r += 2;
@@ -629,9 +707,14 @@ class MergeLoop {
     }
   }
 
-  const WordPieceTrainerOptions& options_;
+  static constexpr size_t kNoLimit = std::numeric_limits<size_t>::max();
+
+  const BpeTrainerOptions& options_;
   Vocab& vocab_;
   SymbolWords& words_;
+  std::vector<std::pair<uint32_t, uint32_t>> merges_;  // every merge step, in order
+  size_t max_token_length_ = kNoLimit;
+  std::vector<uint32_t> token_chars_;  // per id: its length in the word's characters (max_token_length only)
   PairTable pairs_;
   WordLists lists_;
   CandidateHeap heap_;
@@ -641,10 +724,9 @@ class MergeLoop {
 
 }  // namespace
 
-void validate(const WordPieceTrainerOptions& options) {
-  if (options.vocab_size == 0) throw BadInput("vocab size must be at least 1");
+void validate_special_tokens(const std::vector<std::string>& special_tokens) {
   std::unordered_set<std::string> seen;
-  for (const std::string& t : options.special_tokens) {
+  for (const std::string& t : special_tokens) {
     if (t.empty()) throw BadInput("special tokens must not be empty", "check --special-tokens for a stray comma");
     if (!seen.insert(t).second) {
       throw BadInput("special token '" + t + "' is given twice", "list each special token once in --special-tokens");
@@ -652,11 +734,28 @@ void validate(const WordPieceTrainerOptions& options) {
   }
 }
 
-WordPieceTrainer::WordPieceTrainer(WordPieceTrainerOptions options) : options_(std::move(options)) {
-  validate(options_);
+void validate_initial_alphabet(const std::vector<char32_t>& initial_alphabet) {
+  for (char32_t c : initial_alphabet) {
+    if (c > kMaxCodePoint || (c >= 0xD800 && c <= 0xDFFF)) {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(c));
+      throw BadInput(std::string("initial alphabet character ") + hex + " is not a Unicode scalar value");
+    }
+  }
 }
 
-TrainedVocabulary WordPieceTrainer::train(const WordCounts& words, const MergeProgress& progress) const {
+void validate(const BpeTrainerOptions& options) {
+  if (options.vocab_size == 0) throw BadInput("vocab size must be at least 1");
+  validate_special_tokens(options.special_tokens);
+  if (options.max_token_length && *options.max_token_length == 0) {
+    throw BadInput("max token length must be at least 1", "leave --max-token-length out for no limit");
+  }
+  validate_initial_alphabet(options.initial_alphabet);
+}
+
+BpeTrainer::BpeTrainer(BpeTrainerOptions options) : options_(std::move(options)) { validate(options_); }
+
+TrainedVocabulary BpeTrainer::train(const WordCounts& words, const MergeProgress& progress) const {
   if (words.empty()) throw BadInput("no words to train on: the corpus is empty", "check --input and --format");
   TrainedVocabulary result;
   result.words = words.total();
@@ -664,11 +763,12 @@ TrainedVocabulary WordPieceTrainer::train(const WordCounts& words, const MergePr
   Vocab vocab;
   for (const std::string& t : options_.special_tokens) vocab.intern(t);  // rule 1
   result.special_tokens = vocab.size();
+  const FormRules forms(options_);
   SymbolWords symbol_words;
   {
-    const CharIds char_ids = add_characters(words, options_, vocab, result);  // rules 2 and 3
+    const CharIds char_ids = add_characters(words, options_, forms, vocab, result);  // rules 2 and 3
     check_initial_vocabulary_fits(vocab.size(), options_, result);
-    symbol_words = split_into_symbols(words, char_ids);
+    symbol_words = split_into_symbols(words, char_ids, forms);
   }
   MergeLoop(options_, vocab, symbol_words).run(result, progress);  // rules 4 to 6
   result.tokens = vocab.release();

@@ -27,7 +27,7 @@ using testing::counts_of;
 // The pieces' texts and scores, scores rounded to 1e-9 (HF's own runs differ in the last digits).
 Pieces rounded(const TrainedUnigram& t) {
   Pieces out;
-  for (const UnigramPiece& p : t.pieces) out.emplace_back(p.text, std::round(p.score * 1e9) / 1e9);
+  for (const auto& [text, score] : t.pieces) out.emplace_back(text, std::round(score * 1e9) / 1e9);
   return out;
 }
 
@@ -64,8 +64,8 @@ TEST(UnigramTrainer, SeedsAreCharactersAndBranchingRepeats) {
       UnigramTrainer(UnigramTrainerOptions{}).train(counts_of({{"This is a", 1}, {"こんにちは友達", 1}}));
   EXPECT_EQ(t.seed_pieces, 15u);
   EXPECT_EQ(t.required_chars, 13u);
-  EXPECT_EQ(t.pieces.front().text, "is ");  // HF: ('is ', -2.01987734493) first
-  EXPECT_NEAR(t.pieces.front().score, -2.01987734493, 1e-9);
+  EXPECT_EQ(t.pieces.front().first, "is ");  // HF: ('is ', -2.01987734493) first
+  EXPECT_NEAR(t.pieces.front().second, -2.01987734493, 1e-9);
 }
 
 // HF's test_unk_token and test_special_tokens, on {"The": 12, "are": 11}: unk_token goes first when it
@@ -97,6 +97,14 @@ TEST(UnigramTrainer, UnkTokenAndSpecialTokensComeFirst) {
   EXPECT_EQ(t.unk_id, 2u);
 }
 
+// A learned piece equal to a special token is listed once, as the special token (HF lists it twice).
+TEST(UnigramTrainer, APieceEqualToASpecialTokenIsListedOnce) {
+  UnigramTrainerOptions o;
+  o.special_tokens = {"ab"};
+  const TrainedUnigram t = UnigramTrainer(o).train(counts_of({{"abab", 1}}));
+  EXPECT_EQ(rounded(t), (Pieces{{"ab", 0}, {"b", 0.0001}, {"a", 0}}));
+}
+
 // initial_alphabet's characters are in the vocabulary though no word has them: a character the model
 // lacks scores the smallest score + 0.0001 per such character before it (code-point order).
 TEST(UnigramTrainer, InitialAlphabetJoinsTheRequiredCharacters) {
@@ -117,10 +125,10 @@ TEST(UnigramTrainer, VocabSizeCapsTheModelsPieces) {
   o.vocab_size = 5;
   const TrainedUnigram t = UnigramTrainer(o).train(counts_of({{"abab", 1}, {"cdcd", 1}}));
   std::vector<std::string> texts;
-  for (const UnigramPiece& p : t.pieces) texts.push_back(p.text);
+  for (const auto& [text, score] : t.pieces) texts.push_back(text);
   // HF adds the characters in its hash set's order, so its ranks among a-d change from run to run.
   EXPECT_EQ(texts, (std::vector<std::string>{"d", "c", "b", "a", "cd"}));
-  EXPECT_NEAR(t.pieces[0].score - t.pieces[4].score, 0.0003, 1e-12);
+  EXPECT_NEAR(t.pieces[0].second - t.pieces[4].second, 0.0003, 1e-12);
 }
 
 TEST(UnigramTrainer, ClearErrors) {
@@ -172,8 +180,7 @@ TEST(UnigramTrainer, IndependentOfThreadsAndWordOrder) {
     const TrainedUnigram t = UnigramTrainer(o).train(threads == 3 ? backward : forward);
     ASSERT_EQ(t.pieces.size(), reference.pieces.size()) << threads;
     for (size_t i = 0; i < t.pieces.size(); ++i) {
-      EXPECT_EQ(t.pieces[i].text, reference.pieces[i].text) << threads << " threads, id " << i;
-      EXPECT_EQ(t.pieces[i].score, reference.pieces[i].score) << threads << " threads, id " << i;
+      EXPECT_EQ(t.pieces[i], reference.pieces[i]) << threads << " threads, id " << i;
     }
   }
 }
@@ -199,12 +206,12 @@ TEST(UnigramTrainerPeer, TokensPerWordWithinOnePercentOfHuggingFace) {
   o.unk_token = "<unk>";
   const TrainedUnigram ours = UnigramTrainer(o).train(words);
   ASSERT_EQ(ours.pieces.size(), hf["tokens"].get<size_t>());
-  EXPECT_EQ(ours.unk_id, hf["unk_id"].get<size_t>());
+  EXPECT_EQ(ours.unk_id, hf["unk_id"].get<uint32_t>());
   std::string tsv;
-  for (const UnigramPiece& p : ours.pieces) {
-    char score[32];
-    std::snprintf(score, sizeof score, "%.17g", p.score);
-    tsv += p.text + "\t" + score + "\n";
+  for (const auto& [text, score] : ours.pieces) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%.17g", score);
+    tsv += text + "\t" + number + "\n";
   }
   testing::write_file(dir.file("ours.tsv"), tsv);
   const nlohmann::json mine = nlohmann::json::parse(
@@ -215,7 +222,7 @@ TEST(UnigramTrainerPeer, TokensPerWordWithinOnePercentOfHuggingFace) {
     hf_pieces.insert(line.substr(0, line.rfind('\t')));
   }
   size_t shared = 0;
-  for (const UnigramPiece& p : ours.pieces) shared += hf_pieces.count(p.text);
+  for (const auto& [text, score] : ours.pieces) shared += hf_pieces.count(text);
   const double overlap = static_cast<double>(shared) / hf_pieces.size();
   const double hf_tpw = hf["tokens_per_word"].get<double>(), our_tpw = mine["tokens_per_word"].get<double>();
   std::printf("Unigram, vocab 4000: overlap with HF %.4f; held-out tokens per word: HF %.4f, ours %.4f\n", overlap,
