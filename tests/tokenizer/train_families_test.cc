@@ -11,6 +11,7 @@
 
 #include "common/test_util.h"
 #include "peer.h"
+#include "tokenizer/hf_files.h"
 
 namespace bertpt::tokenizer {
 namespace {
@@ -68,6 +69,37 @@ void train_and_compare(const std::string& model, const std::string& expected_cls
 TEST(TrainFamilies, ByteLevelBpeLoadsInTransformersAndEncodesTheSame) { train_and_compare("bpe", "<s>"); }
 
 TEST(TrainFamilies, UnigramLoadsInTransformersAndEncodesTheSame) { train_and_compare("unigram", "<s>"); }
+
+// Whole-word masking's word boundaries: a byte-level token continues a word unless it starts with
+// "Ġ" (a space), a Metaspace token unless it starts with "▁"; special tokens never continue one.
+TEST(TrainFamilies, WordStartsForWholeWordMasking) {
+  TempDir dir;
+  for (const std::string model : {"bpe", "unigram"}) {
+    const std::string out = dir.path() + "/" + model;
+    const auto trained = run_bertpt("tokenizer train --quiet --model " + model + " --vocab-size 600 -i " +
+                                    shell_quote(fixture("nltk_gutenberg/austen-emma.txt")) + " -o " + shell_quote(out));
+    ASSERT_EQ(trained.exit_code, 0) << trained.err;
+    const Tokenizer tok = load_tokenizer(out);
+    const std::vector<bool> continues = tok.word_continuations();
+    ASSERT_EQ(continues.size(), tok.vocab_size());
+    const std::string marker = model == "bpe" ? "\u0120" : "\u2581";
+    size_t starts = 0;
+    for (uint32_t id = 0; id < continues.size(); ++id) {
+      const std::string token(tok.id_to_token(id));
+      const bool special = tok.is_special(id);
+      EXPECT_EQ(continues[id], !special && token.rfind(marker, 0) != 0) << model << " " << token;
+      starts += !continues[id] && !special;
+    }
+    EXPECT_GT(starts, 50u) << model;
+    std::vector<uint32_t> ids;
+    // One word after a space: its first token starts it, the rest continue. (The first word of a text
+    // has no space before it in byte-level BPE; masking starts a word after every special token.)
+    tok.encode(" unbelievably", ids, false);
+    ASSERT_GE(ids.size(), 2u);
+    EXPECT_FALSE(continues[ids[0]]);
+    for (size_t i = 1; i < ids.size(); ++i) EXPECT_TRUE(continues[ids[i]]) << tok.id_to_token(ids[i]);
+  }
+}
 
 TEST(TrainFamilies, RefusesWhatCannotWork) {
   TempDir dir;

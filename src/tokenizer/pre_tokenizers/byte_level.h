@@ -32,6 +32,8 @@ class ByteLevel final : public PreTokenizer {
 
   void pre_tokenize(Words& words) const override;
   nlohmann::ordered_json to_json() const override;
+  // "Ġ" (U+0120), the byte map's character for a space, which starts every word after the first.
+  std::string word_start_marker() const override { return "\xC4\xA0"; }
 
   bool add_prefix_space() const { return add_prefix_space_; }
   // Only the offsets of HF's encodings depend on it (bertpt keeps no offsets): read and written back.

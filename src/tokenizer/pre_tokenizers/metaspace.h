@@ -34,6 +34,7 @@ class MetaspacePreTokenizer final : public PreTokenizer {
   }
   void pre_tokenize(Words& words) const override;
   nlohmann::ordered_json to_json() const override { return options_.to_json(); }
+  std::string word_start_marker() const override { return options_.replacement; }
   const MetaspaceOptions& options() const { return options_; }
 
  private:
