@@ -279,7 +279,11 @@ bool Tokenizer::encode_plain(std::string_view text, bool at_origin, std::vector<
   std::string_view norm = text;
   if (parts_.normalizer) {
     normalized.clear();
-    parts_.normalizer->normalize(text, normalized);
+    if (at_origin) {  // a normalizer that drops the text's first characters moves it off the origin
+      at_origin = parts_.normalizer->normalize_keeping_origin(text, normalized);
+    } else {
+      parts_.normalizer->normalize(text, normalized);
+    }
     norm = normalized;
   }
   if (!has_normalized_added_) return encode_normalized(norm, at_origin, ids, stop_at);

@@ -11,7 +11,8 @@ tests/fixtures/corpora) and writes one folder per tokenizer into OUT_DIR:
   NAME/expected.jsonl   one JSON record per input text: "text"; "normalized" (HF's normalize_str);
                         "words" (pre_tokenize_str of the normalized text); "word_ids" (the model's
                         ids of each word, tok.model.tokenize); "ids" and "tokens"
-                        (tok.encode(text, add_special_tokens=False)); "decoded" (tok.decode(ids,
+                        (tok.encode(text, add_special_tokens=False)); "special_ids" (tok.encode(text):
+                        with the post-processor's special tokens); "decoded" (tok.decode(ids,
                         skip_special_tokens=False))
 The tokenizers:
   unigram_metaspace        UnigramTrainer, NFKC + Replace(" {2,}" -> " "), Metaspace (always), Metaspace decoder
@@ -173,7 +174,8 @@ def expected_records(tok, texts):
         word_ids = [[t.id for t in tok.model.tokenize(w)] for w in words]
         enc = tok.encode(text, add_special_tokens=False)
         yield {'text': text, 'normalized': normalized, 'words': words, 'word_ids': word_ids, 'ids': enc.ids,
-               'tokens': enc.tokens, 'decoded': tok.decode(enc.ids, skip_special_tokens=False)}
+               'special_ids': tok.encode(text).ids, 'tokens': enc.tokens,
+               'decoded': tok.decode(enc.ids, skip_special_tokens=False)}
 
 
 def write(out, name, tok, texts):

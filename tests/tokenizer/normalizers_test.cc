@@ -163,6 +163,43 @@ TEST(PrependSequenceByteLevel, Normalize) {
             "b\xC3\x83\xC2\xA9\xC4\x8A");
 }
 
+TEST(KeepsOrigin, FalseOnlyWhereHfDropsTheLeadingCharacters) {
+  // What Metaspace's prepend_scheme "first" asks: HF aligns the first normalized character with an
+  // original offset > 0 when the characters before it were dropped.
+  EXPECT_FALSE(StripNormalizer(true, true).keeps_origin("  a"));
+  EXPECT_TRUE(StripNormalizer(false, true).keeps_origin("  a"));
+  EXPECT_TRUE(StripNormalizer(true, true).keeps_origin("a  "));
+  EXPECT_FALSE(
+      NmtNormalizer().keeps_origin("\x01"
+                                   "a"));
+  EXPECT_TRUE(NmtNormalizer().keeps_origin("\ta"));  // mapped to ' ', not dropped
+  EXPECT_TRUE(NmtNormalizer().keeps_origin(std::string("\0a", 2)));
+  EXPECT_FALSE(
+      StripAccentsNormalizer().keeps_origin("\xCC\x81"
+                                            "a"));
+  EXPECT_TRUE(StripAccentsNormalizer().keeps_origin("a\xCC\x81"));
+  EXPECT_FALSE(ReplaceNormalizer(Replacement(false, "x", "")).keeps_origin("xa"));
+  EXPECT_TRUE(ReplaceNormalizer(Replacement(false, "x", "z")).keeps_origin("xa"));
+  EXPECT_FALSE(ReplaceNormalizer(Replacement(false, "xy", "z")).keeps_origin("xya"));  // z takes y's place
+  EXPECT_TRUE(ReplaceNormalizer(Replacement(true, "x*", "z")).keeps_origin("a"));      // an empty match
+  EXPECT_FALSE(ReplaceNormalizer(Replacement(true, " {2,}", "\xE2\x96\x81")).keeps_origin("   a"));
+  EXPECT_TRUE(UnicodeNormalizer(Form::kNFKC)
+                  .keeps_origin("\xE3\x80\x80"
+                                "a"));
+  const NormalizerSequence seq(
+      {std::make_shared<UnicodeNormalizer>(Form::kNFKC), std::make_shared<StripNormalizer>(true, true)});
+  EXPECT_FALSE(
+      seq.keeps_origin("\xE3\x80\x80"
+                       "a"));  // NFKC makes U+3000 a space, Strip drops it
+  std::string out;
+  EXPECT_FALSE(
+      seq.normalize_keeping_origin("\xE3\x80\x80"
+                                   "a",
+                                   out));
+  EXPECT_EQ(out, "a");
+  EXPECT_TRUE(seq.keeps_origin("a "));
+}
+
 TEST(NormalizerJson, ReadsAndWritesEveryKind) {
   const char* kinds[] = {
       R"({"type":"NFC"})",

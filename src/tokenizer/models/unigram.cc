@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "common/error.h"
+#include "tokenizer/serde_float.h"
 
 namespace bertpt::tokenizer {
 namespace {
@@ -251,7 +252,9 @@ std::shared_ptr<const Unigram> Unigram::from_json(const JsonFields& f) {
       entry.element(0).str();
       entry.element(1).number();
     }
-    pieces.emplace_back(e[0].get<std::string>(), e[1].get<double>());
+    // The score as tokenizers holds it after reading the file (serde_float.h: not always the nearest
+    // double), so that exact ties between segmentations break as they do in HF.
+    pieces.emplace_back(e[0].get<std::string>(), serde_json_f64(e[1].get<double>()));
   }
   std::optional<uint32_t> unk_id;
   if (const std::optional<JsonValue> v = f.optional("unk_id")) unk_id = json_token_id(*v);

@@ -169,6 +169,13 @@ std::shared_ptr<const BertNormalizer> BertNormalizer::from_json(const JsonFields
   return std::make_shared<const BertNormalizer>(o);
 }
 
+bool BertNormalizer::keeps_origin(std::string_view utf8) const {
+  if (!options_.clean_text || utf8.empty()) return true;
+  size_t len;
+  const uint32_t cp = unicode::decode_utf8(reinterpret_cast<const unsigned char*>(utf8.data()), utf8.size(), len);
+  return !(unicode::lookup(cp) & unicode::kDelete);
+}
+
 nlohmann::ordered_json BertNormalizer::to_json() const {
   nlohmann::ordered_json n;
   n["type"] = "BertNormalizer";

@@ -26,6 +26,8 @@ class BertNormalizer final : public Normalizer {
   static std::shared_ptr<const BertNormalizer> from_json(const JsonFields& f);
   // `utf8` must be valid UTF-8 (the corpus readers guarantee it). Appends the result to `out`.
   void normalize(std::string_view utf8, std::string& out) const override;
+  // False when clean_text deletes the first character (HF: the text then starts past offset 0).
+  bool keeps_origin(std::string_view utf8) const override;
   nlohmann::ordered_json to_json() const override;
   std::string normalize(std::string_view utf8) const {
     std::string out;

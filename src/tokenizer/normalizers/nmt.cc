@@ -16,6 +16,12 @@ bool to_space(uint32_t c) {
 
 }  // namespace
 
+bool NmtNormalizer::keeps_origin(std::string_view text) const {
+  if (text.empty()) return true;
+  size_t len;
+  return !removed(unicode::decode_utf8(reinterpret_cast<const unsigned char*>(text.data()), text.size(), len));
+}
+
 void NmtNormalizer::normalize(std::string_view text, std::string& out) const {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   for (size_t i = 0; i < text.size();) {

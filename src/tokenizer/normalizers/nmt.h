@@ -13,6 +13,8 @@ class NmtNormalizer final : public Normalizer {
     return std::make_shared<const NmtNormalizer>();
   }
   void normalize(std::string_view text, std::string& out) const override;
+  // HF drops a leading control character together with its alignment.
+  bool keeps_origin(std::string_view text) const override;
   nlohmann::ordered_json to_json() const override { return {{"type", "Nmt"}}; }
 };
 

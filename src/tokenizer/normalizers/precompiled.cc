@@ -75,7 +75,7 @@ PrecompiledNormalizer::PrecompiledNormalizer(std::string charsmap, const std::st
                    std::to_string(charsmap_.size()) + " bytes)");
   }
   trie_.resize(units);
-  std::memcpy(trie_.data(), charsmap_.data() + 4, units * 4);
+  if (units > 0) std::memcpy(trie_.data(), charsmap_.data() + 4, units * 4);
   pool_ = std::string_view(charsmap_).substr(4 + units * 4);
   validate(what);
   for (int b = 0; b < 128; ++b) {

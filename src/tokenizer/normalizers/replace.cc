@@ -3,6 +3,8 @@
 #include <utility>
 #include <vector>
 
+#include "tokenizer/unicode_tables.h"
+
 namespace bertpt::tokenizer {
 
 Replacement::Replacement(bool is_regex, std::string pattern, std::string content, const std::string& what)
@@ -28,6 +30,23 @@ nlohmann::ordered_json Replacement::to_json() const {
   j["pattern"] = {{is_regex_ ? "Regex" : "String", pattern_}};
   j["content"] = content_;
   return j;
+}
+
+bool Replacement::keeps_origin(std::string_view text) const {
+  if (text.empty()) return true;
+  size_t match_end = 0;
+  if (!is_regex_ && !pattern_.empty()) {
+    if (text.starts_with(pattern_)) match_end = pattern_.size();
+  } else {
+    static thread_local std::vector<std::pair<size_t, size_t>> matches;
+    regex_->find_all(text, matches);
+    if (!matches.empty() && matches.front().first == 0) match_end = matches.front().second;
+  }
+  if (match_end == 0) return true;  // no match at the start, or an empty one
+  if (content_.empty()) return false;
+  size_t len;
+  unicode::decode_utf8(reinterpret_cast<const unsigned char*>(text.data()), text.size(), len);
+  return len == match_end;  // a one-character match
 }
 
 void Replacement::apply(std::string_view text, std::string& out) const {

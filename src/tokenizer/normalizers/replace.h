@@ -22,6 +22,10 @@ class Replacement {
 
   // Appends `text` with every match replaced. An empty `text` stays empty (HF matches nothing in it).
   void apply(std::string_view text, std::string& out) const;
+  // Whether HF keeps the first output character aligned with the first character of `text`: not when
+  // a match at the start is replaced by nothing, nor when it spans several characters (HF aligns the
+  // content with the match's last character).
+  bool keeps_origin(std::string_view text) const;
 
  private:
   bool is_regex_;
@@ -37,6 +41,7 @@ class ReplaceNormalizer final : public Normalizer {
     return std::make_shared<const ReplaceNormalizer>(Replacement::from_json(f));
   }
   void normalize(std::string_view text, std::string& out) const override { replacement_.apply(text, out); }
+  bool keeps_origin(std::string_view text) const override { return replacement_.keeps_origin(text); }
   nlohmann::ordered_json to_json() const override { return replacement_.to_json(); }
 
  private:

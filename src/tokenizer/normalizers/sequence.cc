@@ -17,6 +17,21 @@ nlohmann::ordered_json NormalizerSequence::to_json() const {
   return {{"type", "Sequence"}, {"normalizers", std::move(steps)}};
 }
 
+bool NormalizerSequence::normalize_keeping_origin(std::string_view text, std::string& out) const {
+  if (steps_.empty()) {
+    out.append(text);
+    return true;
+  }
+  bool kept = true;
+  std::string current(text), next;
+  for (size_t i = 0; i + 1 < steps_.size(); ++i) {
+    next.clear();
+    kept = steps_[i]->normalize_keeping_origin(current, next) && kept;
+    current.swap(next);
+  }
+  return steps_.back()->normalize_keeping_origin(current, out) && kept;
+}
+
 void NormalizerSequence::normalize(std::string_view text, std::string& out) const {
   if (steps_.empty()) {
     out.append(text);

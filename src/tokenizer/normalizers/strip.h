@@ -6,6 +6,10 @@
 
 namespace bertpt::tokenizer {
 
+// Bytes of whitespace (Rust's char::is_whitespace) at the start / the end of valid UTF-8 `text`.
+size_t leading_whitespace(std::string_view text);
+size_t trailing_whitespace(std::string_view text);
+
 class StripNormalizer final : public Normalizer {
  public:
   StripNormalizer(bool left, bool right) : left_(left), right_(right) {}
@@ -14,6 +18,7 @@ class StripNormalizer final : public Normalizer {
     return std::make_shared<const StripNormalizer>(f.boolean("strip_left"), f.boolean("strip_right"));
   }
   void normalize(std::string_view text, std::string& out) const override;
+  bool keeps_origin(std::string_view text) const override { return !left_ || leading_whitespace(text) == 0; }
   nlohmann::ordered_json to_json() const override {
     return {{"type", "Strip"}, {"strip_left", left_}, {"strip_right", right_}};
   }
@@ -21,9 +26,5 @@ class StripNormalizer final : public Normalizer {
  private:
   bool left_, right_;
 };
-
-// Bytes of whitespace (Rust's char::is_whitespace) at the start / the end of valid UTF-8 `text`.
-size_t leading_whitespace(std::string_view text);
-size_t trailing_whitespace(std::string_view text);
 
 }  // namespace bertpt::tokenizer

@@ -13,6 +13,7 @@ class StripAccentsNormalizer final : public Normalizer {
     return std::make_shared<const StripAccentsNormalizer>();
   }
   void normalize(std::string_view text, std::string& out) const override;
+  bool keeps_origin(std::string_view text) const override;  // false when `text` starts with a mark
   nlohmann::ordered_json to_json() const override { return {{"type", "StripAccents"}}; }
 };
 
