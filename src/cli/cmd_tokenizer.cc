@@ -181,7 +181,8 @@ void add_encode(CLI::App* parent) {
                   "Input text file, one sequence per line; compressed files are read too "
                   "(default: stdin)");
   cmd->add_option("-o,--output", o->output, "Output file, written atomically (default: stdout)");
-  cmd->add_flag("--no-special-tokens", o->no_special_tokens, "Do not add the post-processor's special tokens ([CLS] ... [SEP], <s> ... </s>)");
+  cmd->add_flag("--no-special-tokens", o->no_special_tokens,
+                "Do not add the post-processor's special tokens ([CLS] ... [SEP], <s> ... </s>)");
   cmd->add_flag("--tokens", o->tokens, "Print token strings instead of ids");
   cmd->add_option("-j,--threads", o->threads, "Worker threads (output order is the input order whatever the count)")
       ->check(CLI::Range(1u, 1024u))
@@ -261,8 +262,9 @@ bool decode_cleans_up(const DecodeOpts& o) {
 
 void add_decode(CLI::App* parent) {
   auto o = std::make_shared<DecodeOpts>();
-  auto* cmd = parent->add_subcommand("decode",
-                                     "Token ids -> text (through the tokenizer's own decoder, as Hugging Face decodes), one line per input line");
+  auto* cmd = parent->add_subcommand(
+      "decode",
+      "Token ids -> text (through the tokenizer's own decoder, as Hugging Face decodes), one line per input line");
   o->tok.add(cmd);
   cmd->add_option("-i,--input", o->input, "Input file: space-separated ids, one sequence per line (default: stdin)");
   cmd->add_option("-o,--output", o->output, "Output file, written atomically (default: stdout)");
@@ -316,8 +318,8 @@ void add_decode(CLI::App* parent) {
 }  // namespace
 
 void add_tokenizer_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("tokenizer",
-                                 "Tokenizers (WordPiece, byte-level BPE, Unigram): train, encode, decode, identical to Hugging Face");
+  auto* cmd = app.add_subcommand(
+      "tokenizer", "Tokenizers (WordPiece, byte-level BPE, Unigram): train, encode, decode, identical to Hugging Face");
   cmd->require_subcommand(1);
   add_tokenizer_train_subcommand(cmd);
   add_encode(cmd);

@@ -35,7 +35,8 @@ data::MaskingOptions masking_for_dataset(const data::Dataset& dataset, double ml
     const tokenizer::Tokenizer tok = tokenizer::load_tokenizer(dataset.tokenizer_dir());
     o.continues_word = tok.word_continuations();
     if (o.continues_word.empty()) {
-      throw BadInput(dataset.tokenizer_dir() + ": the tokenizer marks no word boundaries, so whole words cannot be masked",
+      throw BadInput(dataset.tokenizer_dir() +
+                         ": the tokenizer marks no word boundaries, so whole words cannot be masked",
                      "whole-word masking needs WordPiece's '##', byte-level BPE's 'Ġ' or Metaspace's '▁'");
     }
   }

@@ -219,8 +219,8 @@ WordCountResult count_words(const text::CorpusOptions& corpus, const WordCountOp
   std::vector<std::thread> workers;
   workers.reserve(threads);
   for (size_t t = 0; t < threads; ++t) {
-    workers.emplace_back(count_batches, std::ref(queue), std::cref(normalizer), std::cref(options),
-                         std::ref(local[t]), std::ref(words_counted));
+    workers.emplace_back(count_batches, std::ref(queue), std::cref(normalizer), std::cref(options), std::ref(local[t]),
+                         std::ref(words_counted));
   }
 
   std::exception_ptr reader_error;
