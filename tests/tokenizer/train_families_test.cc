@@ -66,9 +66,9 @@ void train_and_compare(const std::string& model, const std::string& expected_cls
   EXPECT_EQ(lines, 6u);
 }
 
-TEST(TrainFamilies, ByteLevelBpeLoadsInTransformersAndEncodesTheSame) { train_and_compare("bpe", "<s>"); }
+TEST(TrainFamiliesPeer, ByteLevelBpeLoadsInTransformersAndEncodesTheSame) { train_and_compare("bpe", "<s>"); }
 
-TEST(TrainFamilies, UnigramLoadsInTransformersAndEncodesTheSame) { train_and_compare("unigram", "<s>"); }
+TEST(TrainFamiliesPeer, UnigramLoadsInTransformersAndEncodesTheSame) { train_and_compare("unigram", "<s>"); }
 
 // Whole-word masking's word boundaries: a byte-level token continues a word unless it starts with
 // "Ġ" (a space), a Metaspace token unless it starts with "▁"; special tokens never continue one.
