@@ -118,7 +118,7 @@ for fam in $FAMILIES; do
   rm -rf "$F"
   mkdir -p "$F"
   [[ $fam == bpe ]] && title="Byte-level BPE (RoBERTa: ByteLevel, RobertaProcessing)" ||
-    title="Unigram (XLM-R-like: NFKC, Metaspace, \`<s> \$A </s>\`)"
+    title="Unigram (XLM-R-like: Nmt + NFKC + spaces folded, Metaspace, \`<s> \$A </s>\`)"
 
   # Training runs (HF's first one is also the tokenizer of the encoding part). HF's time: reading
   # the file + Tokenizer.train_from_iterator, measured inside Python; bertpt's: the whole command.
