@@ -72,17 +72,12 @@ void ByteLevelDecoder::decode_chain(std::vector<std::string>& tokens) const {
 }
 
 nlohmann::ordered_json ByteLevelDecoder::to_json() const {
-  nlohmann::ordered_json j;
-  j["type"] = "ByteLevel";
-  j["add_prefix_space"] = add_prefix_space_;
-  j["trim_offsets"] = trim_offsets_;
-  j["use_regex"] = use_regex_;
-  return j;
+  return byte_level_json(add_prefix_space_, trim_offsets_, use_regex_);
 }
 
 std::shared_ptr<const ByteLevelDecoder> ByteLevelDecoder::from_json(const JsonFields& f) {
-  return std::make_shared<const ByteLevelDecoder>(f.boolean("add_prefix_space"), f.boolean("trim_offsets"),
-                                                  f.boolean_or("use_regex", true));
+  const ByteLevelFlags b = read_byte_level_flags(f);
+  return std::make_shared<const ByteLevelDecoder>(b.add_prefix_space, b.trim_offsets, b.use_regex);
 }
 
 }  // namespace bertpt::tokenizer

@@ -9,31 +9,11 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "tokenizer/models/key_hash.h"
 #include "tokenizer/unicode_tables.h"
 
 namespace bertpt::tokenizer {
 namespace {
-
-// Fast hash for short keys (tokens and words are mostly < 16 bytes). Quality only affects speed.
-inline uint32_t key_hash(const char* p, size_t n) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xFF51AFD7ED558CCDull);
-  while (n >= 8) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    h = (h ^ v) * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 29;
-    p += 8;
-    n -= 8;
-  }
-  if (n) {
-    uint64_t v = 0;
-    std::memcpy(&v, p, n);
-    h = (h ^ v) * 0xC2B2AE3D27D4EB4Full;
-  }
-  h ^= h >> 32;
-  h *= 0x9E3779B97F4A7C15ull;
-  return static_cast<uint32_t>(h >> 32);
-}
 
 inline size_t pair_slot(uint64_t key, size_t mask) { return size_t((key * 0x9E3779B97F4A7C15ull) >> 32) & mask; }
 

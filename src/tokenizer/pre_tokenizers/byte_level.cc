@@ -188,18 +188,26 @@ void ByteLevel::pre_tokenize(Words& words) const {
   words.spans.swap(out);
 }
 
-nlohmann::ordered_json ByteLevel::to_json() const {
+nlohmann::ordered_json byte_level_json(bool add_prefix_space, bool trim_offsets, bool use_regex) {
   nlohmann::ordered_json j;
   j["type"] = "ByteLevel";
-  j["add_prefix_space"] = add_prefix_space_;
-  j["trim_offsets"] = trim_offsets_;
-  j["use_regex"] = use_regex_;
+  j["add_prefix_space"] = add_prefix_space;
+  j["trim_offsets"] = trim_offsets;
+  j["use_regex"] = use_regex;
   return j;
 }
 
+ByteLevelFlags read_byte_level_flags(const JsonFields& f) {
+  return {f.boolean("add_prefix_space"), f.boolean("trim_offsets"), f.boolean_or("use_regex", true)};
+}
+
+nlohmann::ordered_json ByteLevel::to_json() const {
+  return byte_level_json(add_prefix_space_, trim_offsets_, use_regex_);
+}
+
 std::shared_ptr<const ByteLevel> ByteLevel::from_json(const JsonFields& f) {
-  return std::make_shared<const ByteLevel>(f.boolean("add_prefix_space"), f.boolean("trim_offsets"),
-                                           f.boolean_or("use_regex", true));
+  const ByteLevelFlags b = read_byte_level_flags(f);
+  return std::make_shared<const ByteLevel>(b.add_prefix_space, b.trim_offsets, b.use_regex);
 }
 
 }  // namespace bertpt::tokenizer

@@ -22,6 +22,14 @@
 
 namespace bertpt::tokenizer {
 
+// The settings HF's ByteLevel pre-tokenizer, decoder and post-processor share, as they read and
+// write them ({"type": "ByteLevel", "add_prefix_space", "trim_offsets", "use_regex"}).
+nlohmann::ordered_json byte_level_json(bool add_prefix_space, bool trim_offsets, bool use_regex);
+struct ByteLevelFlags {
+  bool add_prefix_space, trim_offsets, use_regex;
+};
+ByteLevelFlags read_byte_level_flags(const JsonFields& f);
+
 class ByteLevel final : public PreTokenizer {
  public:
   ByteLevel(bool add_prefix_space, bool trim_offsets, bool use_regex)
