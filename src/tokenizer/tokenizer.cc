@@ -176,20 +176,17 @@ Tokenizer Tokenizer::bert(std::vector<std::string> vocab, const NormalizerOption
     t.content = s;
     parts.added_tokens.push_back(std::move(t));
   }
-  PostProcessor pp;
-  for (const std::string* name : {&roles.cls, &roles.sep}) {
-    const auto id = model->token_to_id(*name);
+  uint32_t ids[2];
+  for (int k = 0; k < 2; ++k) {
+    const std::string& name = k == 0 ? roles.cls : roles.sep;
+    const auto id = model->token_to_id(name);
     if (!id) {
-      throw BadInput(source + ": '" + *name + "' is not in the vocabulary",
+      throw BadInput(source + ": '" + name + "' is not in the vocabulary",
                      "a BERT tokenizer needs the [CLS] and [SEP] tokens for its template");
     }
-    pp.special_tokens.push_back({*name, {*id}, {*name}});
+    ids[k] = *id;
   }
-  using Piece = PostProcessor::Piece;
-  pp.single = {Piece{false, 0, roles.cls, 0}, Piece{true, 0, "", 0}, Piece{false, 0, roles.sep, 0}};
-  pp.pair = {Piece{false, 0, roles.cls, 0}, Piece{true, 0, "", 0}, Piece{false, 0, roles.sep, 0}, Piece{true, 1, "", 1},
-             Piece{false, 0, roles.sep, 1}};
-  parts.post_processor = std::move(pp);
+  parts.post_processor = PostProcessor::cls_sep(roles.cls, ids[0], roles.sep, ids[1], false);
   parts.decoder = std::make_shared<const WordPieceDecoder>();
   parts.roles = roles;
   return Tokenizer(std::move(parts));

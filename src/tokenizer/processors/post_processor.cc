@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "tokenizer/models/model.h"
+#include "tokenizer/pre_tokenizers/byte_level.h"
 
 namespace bertpt::tokenizer {
 namespace {
@@ -71,22 +72,17 @@ PostProcessor template_processing(const JsonFields& f) {
 
 // BertProcessing and RobertaProcessing: "cls": [token, id], "sep": [token, id].
 PostProcessor cls_sep_processing(const JsonFields& f, bool roberta) {
-  PostProcessor pp;
   std::string names[2];
+  uint32_t ids[2];
   for (int k = 0; k < 2; ++k) {
     const JsonValue pair = f.value(k == 0 ? "cls" : "sep");
     if (pair.array().size() != 2) {
       pair.fail("has " + std::to_string(pair.array().size()) + " elements, expected [token, id]");
     }
     names[k] = pair.element(0).str();
-    pp.special_tokens.push_back({names[k], {json_token_id(pair.element(1))}, {names[k]}});
+    ids[k] = json_token_id(pair.element(1));
   }
-  const uint32_t b = roberta ? 0 : 1;
-  pp.single = {Piece{false, 0, names[0], 0}, Piece{true, 0, "", 0}, Piece{false, 0, names[1], 0}};
-  pp.pair = {Piece{false, 0, names[0], 0}, Piece{true, 0, "", 0}, Piece{false, 0, names[1], 0}};
-  if (roberta) pp.pair.push_back(Piece{false, 0, names[1], 0});
-  pp.pair.insert(pp.pair.end(), {Piece{true, 1, "", b}, Piece{false, 0, names[1], b}});
-  pp.type_ids_zero = roberta;
+  PostProcessor pp = PostProcessor::cls_sep(names[0], ids[0], names[1], ids[1], roberta);
   // Written back in HF's field order (serde: the struct's declaration order).
   pp.json = ojson{{"type", roberta ? "RobertaProcessing" : "BertProcessing"},
                   {"sep", {names[1], pp.special_tokens[1].ids[0]}},
@@ -145,10 +141,8 @@ PostProcessor read_any(const JsonValue& value) {
     pp = cls_sep_processing(f, name == "RobertaProcessing");
   } else if (name == "ByteLevel") {
     pp = identity();
-    pp.json = ojson{{"type", "ByteLevel"},
-                    {"add_prefix_space", f.boolean_or("add_prefix_space", true)},
-                    {"trim_offsets", f.boolean_or("trim_offsets", true)},
-                    {"use_regex", f.boolean_or("use_regex", true)}};
+    pp.json = byte_level_json(f.boolean_or("add_prefix_space", true), f.boolean_or("trim_offsets", true),
+                              f.boolean_or("use_regex", true));
   } else if (name == "Sequence") {
     pp = sequence(f);
   } else {
@@ -183,6 +177,19 @@ const PostProcessor::Special* PostProcessor::find(const std::string& name) const
 }
 
 PostProcessor PostProcessor::from_json(const JsonValue& value) { return read_any(value); }
+
+PostProcessor PostProcessor::cls_sep(const std::string& cls, uint32_t cls_id, const std::string& sep, uint32_t sep_id,
+                                     bool roberta) {
+  PostProcessor pp;
+  pp.special_tokens = {{cls, {cls_id}, {cls}}, {sep, {sep_id}, {sep}}};
+  const uint32_t b = roberta ? 0 : 1;
+  pp.single = {Piece{false, 0, cls, 0}, Piece{true, 0, "", 0}, Piece{false, 0, sep, 0}};
+  pp.pair = {Piece{false, 0, cls, 0}, Piece{true, 0, "", 0}, Piece{false, 0, sep, 0}};
+  if (roberta) pp.pair.push_back(Piece{false, 0, sep, 0});
+  pp.pair.insert(pp.pair.end(), {Piece{true, 1, "", b}, Piece{false, 0, sep, b}});
+  pp.type_ids_zero = roberta;
+  return pp;
+}
 
 PostProcessor PostProcessor::from_template(std::vector<Piece> single, std::vector<Piece> pair,
                                            std::vector<Special> special_tokens) {

@@ -42,6 +42,10 @@ struct PostProcessor {
   // The post-processor `value` describes. Throws BadInput naming the field for an unknown type, a
   // template naming a special token it does not define, or a malformed entry.
   static PostProcessor from_json(const JsonValue& value);
+  // The template around a cls and a sep token: cls A sep, and for a pair BERT's cls A sep B:1 sep:1 or,
+  // with `roberta`, cls A sep sep B sep with every type id 0 (type_ids_zero).
+  static PostProcessor cls_sep(const std::string& cls, uint32_t cls_id, const std::string& sep, uint32_t sep_id,
+                               bool roberta);
   // A TemplateProcessing `single`/`pair` over `special_tokens`.
   static PostProcessor from_template(std::vector<Piece> single, std::vector<Piece> pair,
                                      std::vector<Special> special_tokens);
