@@ -1,5 +1,5 @@
 // Shared by `bertpt finetune` and `bertpt predict`: encoded classification examples -> padded
-// batches -> a sequence classifier's logits (BERT or ModernBERT).
+// batches -> a sequence classifier's logits (BERT, ModernBERT, RoBERTa or XLM-R).
 //
 // A batch is padded to its longest example (dynamic padding, like transformers'
 // DataCollatorWithPadding), so short texts cost little: input_ids with the pad id, token_type_ids

@@ -88,10 +88,11 @@ std::string resolve_tokenizer_dir(const FinetuneOptions& o) {
 }
 
 // A checkpoint's encoder with a new head, or a random initialisation from a preset; checked against
-// the tokenizer and --max-seq-len.
+// the tokenizer and --max-seq-len. `resuming`: the run's own checkpoint is loaded over it next, head
+// included, so no head is new.
 std::shared_ptr<model::Classifier> make_classifier(const FinetuneOptions& o, const tokenizer::Tokenizer& tok,
                                                    const std::string& tok_dir, const FinetuneTask& task,
-                                                   model::BertConfig& config, const Message& message) {
+                                                   model::BertConfig& config, bool resuming, const Message& message) {
   at::manual_seed(o.seed);
   std::error_code ec;
   std::shared_ptr<model::Classifier> classifier;
@@ -100,13 +101,16 @@ std::shared_ptr<model::Classifier> make_classifier(const FinetuneOptions& o, con
     model::LoadReport report;
     classifier = task.per_token() ? model::load_token_classifier(o.model, num_labels, &config, &report)
                                   : model::load_sequence_classifier(o.model, num_labels, &config, &report);
-    if (!report.missing.empty()) {
+    if (!report.missing.empty() && !resuming) {
       message("initialised a new classification head (" + std::to_string(report.missing.size()) +
               " tensors not in the checkpoint, e.g. " + report.missing.front() + ")");
     }
   } else {
     config = model::resolve_model_config(o.model);
+    // A preset's vocabulary and pad id are the tokenizer's (as train takes the dataset's): RoBERTa counts
+    // its positions from the pad id, and the batches are padded with the tokenizer's.
     config.vocab_size = int64_t(tok.vocab_size());
+    if (tok.special_ids().pad >= 0) config.pad_token_id = tok.special_ids().pad;
     classifier = task.per_token() ? model::make_token_classifier(config, num_labels)
                                   : model::make_sequence_classifier(config, num_labels);
     message("random initialisation from " + o.model + " (no pre-training)");
@@ -116,9 +120,11 @@ std::shared_ptr<model::Classifier> make_classifier(const FinetuneOptions& o, con
                        " but the tokenizer " + tok_dir + " has " + std::to_string(tok.vocab_size()),
                    "fine-tune with the tokenizer the model was pre-trained with");
   }
-  if (o.max_seq_len > config.max_position_embeddings) {
-    throw BadInput("--max-seq-len " + std::to_string(o.max_seq_len) + " exceeds the model's max_position_embeddings " +
-                   std::to_string(config.max_position_embeddings));
+  // RoBERTa's positions start at pad_token_id + 1: 514 of them hold 512 tokens.
+  if (o.max_seq_len > config.max_sequence_length()) {
+    throw BadInput("--max-seq-len " + std::to_string(o.max_seq_len) + " exceeds the " +
+                   std::to_string(config.max_sequence_length()) + " tokens the model's max_position_embeddings " +
+                   std::to_string(config.max_position_embeddings) + " hold");
   }
   return classifier;
 }
@@ -147,6 +153,7 @@ class Finetuning {
   std::vector<size_t> global_batch(const std::vector<size_t>& order, int64_t s) const;
   engine::MicroForward classify_forward(const std::vector<size_t>& batch);
   bool evaluate_epoch(int64_t epoch, double loss_sum, double seconds);
+  void save_best(int64_t epoch);
   nlohmann::json report(std::vector<SplitReport>& splits);
   SplitScores evaluate(const std::string& split) {
     return task_->evaluate(*model_, split, metric_, classify_options_, run_.collectives());
@@ -204,12 +211,15 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
   open_output_directory();
   classify_options_.batch_size = o_.eval_batch_size;
   classify_options_.device = run_.device().str();
-  classify_options_.bf16 = run_.bf16();
+  // Evaluation in fp32 whatever --precision trains in, as predict evaluates: a regression head's outputs
+  // rounded to bf16 collapse to a few values (a correlation of equal predictions is NaN).
+  classify_options_.bf16 = false;
   classify_options_.pad_id = std::max<int64_t>(0, tok_.special_ids().pad);
 }
 
 void Finetuning::build_model() {
-  model_ = make_classifier(o_, tok_, tok_dir_, *task_, config_, [this](const std::string& m) { message(m); });
+  model_ = make_classifier(o_, tok_, tok_dir_, *task_, config_, !resume_dir_.empty(),
+                           [this](const std::string& m) { message(m); });
   task_->describe(config_);
   if (!resume_dir_.empty()) {
     at::NoGradGuard no_grad;
@@ -237,11 +247,11 @@ void Finetuning::open_output_directory() {
   run_.open_run_log(step_, nlohmann::json::parse(config_.to_json()));
 }
 
-// What a resumed run must share with the one it continues: everything that defines the result.
-nlohmann::json resume_fingerprint(const FinetuneOptions& o) {
-  nlohmann::json j = o.to_json();
-  for (const std::string& key : kMayChangeOnResume) j.erase(key);
-  return j;
+// What a resumed run must share with the one it continues: everything that defines the result (the
+// options but those that may change on resume).
+nlohmann::json resume_fingerprint(nlohmann::json options) {
+  for (const std::string& key : kMayChangeOnResume) options.erase(key);
+  return options;
 }
 
 // The optimizer, counters, history and position of the checkpoint (its weights were loaded with the
@@ -250,7 +260,7 @@ void Finetuning::restore(const std::string& dir) {
   const nlohmann::json state = engine::read_trainer_state(dir, {"task", "options", "epoch_loss", "history",
                                                                 "best_score", "best_epoch", "skipped_steps",
                                                                 "consecutive_nonfinite_steps"});
-  if (state["task"] != "finetune" || state["options"] != resume_fingerprint(o_)) {
+  if (state["task"] != "finetune" || resume_fingerprint(state["options"]) != resume_fingerprint(o_.to_json())) {
     throw BadInput("cannot resume " + dir + ": it is not a checkpoint of a fine-tuning run with these options",
                    "resume with the options of the interrupted run (its run_config.json), or start afresh with "
                    "--overwrite-output-dir");
@@ -268,7 +278,7 @@ void Finetuning::restore(const std::string& dir) {
 
 nlohmann::json Finetuning::trainer_state(double epoch_loss) const {
   return {{"task", "finetune"},
-          {"options", resume_fingerprint(o_)},
+          {"options", o_.to_json()},  // all of them, as train's "config": a resume keeps those not given
           {"epoch_loss", epoch_loss},
           {"history", history_},
           {"best_score", best_score_},
@@ -300,7 +310,7 @@ std::string Finetuning::model_card(const nlohmann::json& report) const {
                {"labels", std::to_string(task_->num_labels())},
                {"max sequence length", std::to_string(o_.max_seq_len) + " tokens"}};
   for (const std::string split : {"valid", "test"}) {
-    const std::string name = split == "valid" ? "validation examples" : "test examples";
+    const std::string name = split == "valid" ? "validation examples" : o_.test_name + " examples";
     if (task_->split_size(split) > 0) card.data.push_back({name, engine::card_count(double(task_->split_size(split)))});
   }
   card.training = {
@@ -355,6 +365,10 @@ FinetuneResult Finetuning::run() {
       return result;
     }
     if (epoch < o_.epochs) save(0.0);
+  }
+  if (best_epoch_ == 0) {  // every epoch's metric on valid was NaN: the result is the last epoch, as without it
+    message("no epoch has a finite valid " + metric_ + " (constant predictions); best/ is the last epoch's model");
+    save_best(o_.epochs);
   }
   {
     at::NoGradGuard no_grad;  // the report is of the best epoch's weights
@@ -449,21 +463,25 @@ bool Finetuning::evaluate_epoch(int64_t epoch, double loss_sum, double seconds) 
   bool best = !validate;  // without a valid split the last epoch is the result
   if (validate) {
     const SplitScores e = evaluate("valid");
-    // The first epoch is the best so far (an MCC may be -1, a correlation NaN).
-    best = e.score > best_score_ || best_epoch_ == 0;
+    // An epoch whose metric is NaN (a correlation of constant predictions) is never the best; the first
+    // epoch with a finite one is the best so far (an MCC may be -1), then each better one.
+    best = !std::isnan(e.score) && (e.score > best_score_ || best_epoch_ == 0);
     for (const auto& [key, value] : e.headline.items()) record["valid_" + key] = value;
-    if (best) best_score_ = std::isnan(e.score) ? -2.0 : e.score;
+    if (best) best_score_ = e.score;
   }
   record["best"] = best;
-  if (best) {
-    best_epoch_ = epoch;
-    if (run_.main())
-      model::save_pretrained(best_dir_.string(), *model_, config_, at::kFloat, tok_dir_, model_card(nullptr));
-    run_.collectives().barrier();
-  }
+  if (best) save_best(epoch);
   history_.push_back(record);
   log(record);
   return best;
+}
+
+// best/: the model of `epoch` (atomically: best/ is always a complete model).
+void Finetuning::save_best(int64_t epoch) {
+  best_epoch_ = epoch;
+  if (run_.main())
+    model::save_pretrained(best_dir_.string(), *model_, config_, at::kFloat, tok_dir_, model_card(nullptr));
+  run_.collectives().barrier();
 }
 
 // results.json: the run, and the best model's metrics on valid and test.

@@ -1,8 +1,9 @@
-// `bertpt finetune`: a pre-trained BERT (or ModernBERT) fine-tuned as transformers' Trainer does it,
-// on one of two tasks (classify/finetune_task.h):
+// `bertpt finetune`: a pre-trained BERT (or ModernBERT, RoBERTa, XLM-R) fine-tuned as transformers'
+// Trainer does it, on one of two tasks (classify/finetune_task.h):
 //   text classification or regression (sequence_task.h; run_glue.py): [CLS] a [SEP] (b [SEP])
-//     truncated longest-first to --max-seq-len, a label per example from the pooled [CLS]
-//     (cross-entropy), or one number (regression, classify/problem_type.h: STS-B; squared error);
+//     truncated longest-first to --max-seq-len, a label per example from the pooled [CLS] (RoBERTa:
+//     <s> a </s></s> b </s>, its classifier.dense/out_proj head on <s>) (cross-entropy), or one
+//     number (regression, classify/problem_type.h: STS-B; squared error);
 //   token classification (token_task.h; run_ner.py): CoNLL sentences, a tag per word on its first
 //     sub-token (cross-entropy over the labelled tokens); entity-level F1 (seqeval).
 // Both: dynamic padding, AdamW (no decay for biases/LayerNorm), linear warmup + decay, gradient
@@ -13,7 +14,8 @@
 //
 // Output directory:
 //   best/           the best epoch's model (HF layout: config.json with id2label/label2id and
-//                   architectures ["BertForSequenceClassification"] or [..."ForTokenClassification"],
+//                   architectures ["BertForSequenceClassification"] (ModernBert..., Roberta...,
+//                   XLMRoberta...) or [..."ForTokenClassification"],
 //                   model.safetensors, tokenizer, README.md model card)
 //   metrics.jsonl   training log records and one record per epoch evaluation
 //   results.json    the final report: per-epoch history, and the best model's metrics on valid and

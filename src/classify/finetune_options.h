@@ -9,6 +9,7 @@
 #include <string>
 
 #include "classify/labeled_data.h"
+#include "engine/run_defaults.h"
 
 namespace bertpt::classify {
 
@@ -28,9 +29,9 @@ struct FinetuneOptions {
   int64_t max_seq_len = 128;
   double warmup_ratio = 0.0;  // share of all steps used for linear warmup
   double weight_decay = 0.01;
-  double max_grad_norm = 1.0;
-  int64_t max_nan_steps = 10;            // consecutive non-finite steps before giving up
-  uint64_t seed = 42;                    // head init, example order, dropout
+  double max_grad_norm = engine::kDefaultMaxGradNorm;
+  int64_t max_nan_steps = engine::kDefaultMaxNanSteps;  // consecutive non-finite steps before giving up
+  uint64_t seed = 42;                                   // head init, example order, dropout
   std::string task = "auto";             // text-classification or token-classification (classify/finetune_task.h)
   std::string problem_type = "auto";     // single_label_classification or regression (classify/problem_type.h)
   std::string metric_for_best = "auto";  // accuracy / pearson; macro_f1, mcc, binary_f1; spearman, ... (on valid)
@@ -43,14 +44,19 @@ struct FinetuneOptions {
   std::string dump_batches;               // write every micro-batch as .npy under this dir (engine/batch_dump.h)
   std::string report_to = "tensorboard";  // or "none": TensorBoard event files in OUT/runs (engine/run_log.h)
 
+  // Not an option (no flag, not in to_json()): what messages and the model card call --test's split;
+  // glue's is GLUE's dev set.
+  std::string test_name = "test";
+
   nlohmann::json to_json() const;
   // Sets the options named in `j` (keys as to_json()); BadInput naming `source` and the key.
   void apply_json(const nlohmann::json& j, const std::string& source);
   void validate() const;  // BadInput naming the flag
 };
 
-// The options a resumed run may give with another value (engine/resumed_options.h); every other one is
-// the run's own (a checkpoint records them: trainer_state.json "options").
+// The options a resumed run may give with another value (engine/resumed_options.h). A checkpoint records
+// every option (trainer_state.json "options", as train's "config"): one not given on resume is the run's
+// own, these included (--threads 1 stays 1).
 inline const std::set<std::string> kMayChangeOnResume = {"output_dir", "overwrite_output_dir", "resume",       "device",
                                                          "threads",    "eval_batch_size",      "logging_steps"};
 

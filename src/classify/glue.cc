@@ -201,6 +201,7 @@ std::vector<GlueScore> run_task(const GlueOptions& g, const FoundTask& t, const 
   o.train = (t.dir / "train.tsv").string();
   o.valid.clear();  // as run_glue.py: the last epoch's model, evaluated on dev
   o.test = (t.dir / spec.dev).string();
+  o.test_name = "dev";
   o.data = columns_of(spec, t.dir / "train.tsv");
   o.problem_type = spec.problem_type;
   o.metric_for_best = "auto";

@@ -204,10 +204,12 @@ PredictSummary run_predict(const PredictOptions& o) {
   auto model = head.per_token ? model::load_token_classifier(o.model, k, &config)
                               : model::load_sequence_classifier(o.model, k, &config);
   const tokenizer::Tokenizer tok = classifier_tokenizer(o, config);
-  const int64_t max_len = o.max_seq_len > 0 ? o.max_seq_len : config.max_position_embeddings;
-  if (max_len > config.max_position_embeddings) {
-    throw BadInput("--max-seq-len " + std::to_string(max_len) + " exceeds the model's max_position_embeddings " +
-                   std::to_string(config.max_position_embeddings));
+  // RoBERTa's positions start at pad_token_id + 1: 514 of them hold 512 tokens.
+  const int64_t max_len = o.max_seq_len > 0 ? o.max_seq_len : config.max_sequence_length();
+  if (max_len > config.max_sequence_length()) {
+    throw BadInput("--max-seq-len " + std::to_string(max_len) + " exceeds the " +
+                   std::to_string(config.max_sequence_length()) + " tokens the model's max_position_embeddings " +
+                   std::to_string(config.max_position_embeddings) + " hold");
   }
   model->to(at::Device(device));
   ClassifyOptions co;

@@ -1,7 +1,7 @@
-// `bertpt predict`: batch scoring with a fine-tuned BertForSequenceClassification directory (ours
-// or transformers'; its config.json's id2label names the classes). One JSON line per input
-// example, in input order, with the keys of transformers' text-classification pipeline plus all
-// class probabilities:
+// `bertpt predict`: batch scoring with a fine-tuned *ForSequenceClassification directory (Bert,
+// ModernBert, Roberta, XLMRoberta; ours or transformers'; its config.json's id2label names the
+// classes). One JSON line per input example, in input order, with the keys of transformers'
+// text-classification pipeline plus all class probabilities:
 //   {"label": "spam", "score": 0.981, "probabilities": {"ham": 0.019, "spam": 0.981}}
 // When every input record has a known label, the accuracy / macro-F1 report is computed too.
 // A regression model (config.json problem_type "regression", or one label) writes
@@ -36,7 +36,7 @@ struct PredictOptions {
   std::string input;                  // JSONL / CSV / TSV
   std::string output = "-";           // JSONL file (written atomically) or "-" for stdout
   classify::LabeledDataOptions data;  // label_field: read when present, never required
-  int64_t max_seq_len = 0;            // 0: the model's max_position_embeddings
+  int64_t max_seq_len = 0;            // 0: the model's longest input (max_sequence_length())
   int64_t batch_size = 64;
   std::string precision = "fp32";
   std::string device = "cpu";

@@ -75,6 +75,7 @@ class SequenceTask : public FinetuneTask {
                                   const ClassifyOptions& co, engine::Collectives& coll) const;
 
   const int64_t max_seq_len_;
+  const std::string test_name_;  // what the messages call the test split
   ProblemType type_ = ProblemType::SingleLabel;
   Split train_;
   std::optional<Split> valid_, test_;
@@ -83,7 +84,8 @@ class SequenceTask : public FinetuneTask {
   int64_t majority_ = 0;            // the most frequent training label
 };
 
-SequenceTask::SequenceTask(const FinetuneOptions& o, const tokenizer::Tokenizer& tok) : max_seq_len_(o.max_seq_len) {
+SequenceTask::SequenceTask(const FinetuneOptions& o, const tokenizer::Tokenizer& tok)
+    : max_seq_len_(o.max_seq_len), test_name_(o.test_name) {
   train_ = load_split(o.train, o.data, nullptr, ProblemType::SingleLabel, tok, o.max_seq_len);
   type_ = resolve_problem_type(o.problem_type, train_.examples);
   if (regression()) {
@@ -103,7 +105,7 @@ SequenceTask::SequenceTask(const FinetuneOptions& o, const tokenizer::Tokenizer&
 std::string SequenceTask::data_summary() const {
   std::string m = "data: " + std::to_string(train_.examples.size()) + " train";
   if (valid_) m += ", " + std::to_string(valid_->examples.size()) + " valid";
-  if (test_) m += ", " + std::to_string(test_->examples.size()) + " test";
+  if (test_) m += ", " + std::to_string(test_->examples.size()) + " " + test_name_;
   if (regression()) {
     const auto [lo, hi] = std::minmax_element(train_.targets.begin(), train_.targets.end());
     char range[96];

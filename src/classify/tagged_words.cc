@@ -70,9 +70,21 @@ EncodedWords encode_words(const tokenizer::Tokenizer& tok, const std::vector<std
   e.word_of.push_back(-1);
   e.first_token.assign(words.size(), -1);
   std::vector<uint32_t> pieces;
+  // A RoBERTa tokenizer (byte-level, RobertaProcessing) marks a word's start with "Ġ", the space before
+  // it: every word gets one, as run_ner.py's add_prefix_space=True gives it for model_type roberta (a
+  // byte-level tokenizer of another template, ModernBERT's, is tokenized without, as run_ner.py does).
+  const auto& pre = tok.parts().pre_tokenizer;
+  const auto& post = tok.parts().post_processor;
+  const bool space_before = pre && pre->word_start_marker() == "\xC4\xA0" && post && post->type_ids_zero;
+  std::string spaced;
   for (size_t w = 0; w < words.size(); ++w) {
     pieces.clear();
-    tok.encode(words[w], pieces, /*add_special_tokens=*/false);
+    if (space_before) {
+      spaced.assign(1, ' ');
+      spaced += words[w];
+    }
+    tok.encode(space_before ? std::string_view(spaced) : std::string_view(words[w]), pieces,
+               /*add_special_tokens=*/false);
     for (uint32_t id : pieces) {
       if (e.ids.size() + 1 >= max_len) {
         e.truncated = true;

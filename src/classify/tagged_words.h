@@ -32,7 +32,9 @@ std::vector<std::string> tag_set(const std::vector<TaggedSentence>& sentences);
 
 // A sentence as model input: [CLS] sub-tokens of each word [SEP], at most `max_len` ids (the words'
 // tokens cut at the end, as truncation=True does). Each word is tokenized alone, as a
-// pre-tokenized input (is_split_into_words=True) is.
+// pre-tokenized input (is_split_into_words=True) is; with a RoBERTa tokenizer (byte-level BPE and
+// RobertaProcessing) after a space ("Ġword"), as run_ner.py's add_prefix_space=True tokenizes it for
+// RoBERTa: a word's pieces are then those it has inside running text.
 struct EncodedWords {
   std::vector<uint32_t> ids;
   std::vector<int32_t> word_of;      // per id: the word it belongs to, -1 for [CLS]/[SEP]

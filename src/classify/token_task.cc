@@ -90,14 +90,16 @@ class TokenTask : public FinetuneTask {
   }
 
   const int64_t max_seq_len_;
-  LabelMap labels_;  // the training tags, sorted (run_ner.py's sorted label list)
+  const std::string test_name_;  // what the messages call the test split
+  LabelMap labels_;              // the training tags, sorted (run_ner.py's sorted label list)
   TagSplit train_;
   std::optional<TagSplit> valid_, test_;
   std::vector<std::vector<int64_t>> token_labels_;  // per training sentence, per id: the tag or kIgnored
   std::vector<int64_t> labelled_;                   // per training sentence: its ids with a tag
 };
 
-TokenTask::TokenTask(const FinetuneOptions& o, const tokenizer::Tokenizer& tok) : max_seq_len_(o.max_seq_len) {
+TokenTask::TokenTask(const FinetuneOptions& o, const tokenizer::Tokenizer& tok)
+    : max_seq_len_(o.max_seq_len), test_name_(o.test_name) {
   std::vector<TaggedSentence> train = read_conll(o.train, /*require_tags=*/true);
   labels_ = LabelMap::from_labels(tag_set(train), o.train);
   train_ = make_split(std::move(train), o.train, labels_, tok, o.max_seq_len);
@@ -117,7 +119,7 @@ TokenTask::TokenTask(const FinetuneOptions& o, const tokenizer::Tokenizer& tok) 
 std::string TokenTask::data_summary() const {
   std::string m = "data: " + std::to_string(train_.sentences.size()) + " train";
   if (valid_) m += ", " + std::to_string(valid_->sentences.size()) + " valid";
-  if (test_) m += ", " + std::to_string(test_->sentences.size()) + " test";
+  if (test_) m += ", " + std::to_string(test_->sentences.size()) + " " + test_name_;
   m += " sentences (" + std::to_string(train_.words) + " training words); " + std::to_string(labels_.size()) + " tags:";
   for (const std::string& tag : labels_.labels()) m += " " + tag;
   if (truncated() > 0) {

@@ -10,7 +10,6 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 
-#include "common/hash.h"
 #include "distributed/process_group.h"
 #include "mlm/bench.h"
 
@@ -111,7 +110,7 @@ void add_bench_command(CLI::App& app) {
                            {"precision", b.precision}, {"steps", b.steps},     {"warmup", b.warmup_steps},
                            {"data", b.data},           {"padding", b.padding}, {"grad_accum", b.grad_accum}};
     auto collectives = distributed::join_process_group(o->dist.timeout_seconds, b.device, b.threads,
-                                                       "the bench options", hash64(what.dump()));
+                                                       "the bench options", what);
     b.collectives = collectives.get();
     mlm::BenchResult r = mlm::run_bench(b);
     if (collectives && collectives->rank() != 0) return;  // rank 0 reports for the job

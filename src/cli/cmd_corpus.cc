@@ -14,6 +14,7 @@
 #include "cli/stop_signals.h"
 #include "common/error.h"
 #include "common/progress.h"
+#include "common/stop_request.h"
 #include "text/corpus_merge.h"
 
 namespace bertpt::cli {
@@ -122,7 +123,12 @@ text::MergeResult run_merge(text::MergeOptions& m, Progress& progress, bool quie
     });
   } catch (const text::MergeStopped&) {
     std::fprintf(stderr, "\nbertpt: corpus merge interrupted (%s); its temporary files are removed\n",
-                 StopSignals::signal_number() == SIGINT ? "SIGINT" : "SIGTERM");
+                 signal_name(StopSignals::signal_number()).c_str());
+    std::fflush(stderr);
+    signals.end_by_signal();
+  } catch (const Interrupted& e) {  // waiting for input: a FIFO without a writer, a silent stream
+    std::fprintf(stderr, "%sbertpt: corpus merge interrupted (%s) while %s; its temporary files are removed\n",
+                 progress.interactive() ? "\n" : "", signal_name(e.signal()).c_str(), e.what());
     std::fflush(stderr);
     signals.end_by_signal();
   }

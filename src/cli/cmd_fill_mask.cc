@@ -22,7 +22,8 @@ void add_fill_mask_command(CLI::App& app) {
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("fill-mask",
-                                 "Top-k predictions for each [MASK] in a text (any HF BERT MaskedLM checkpoint).\n"
+                                 "Top-k predictions for each mask token ([MASK], RoBERTa's <mask>) in a text (a BERT, "
+                                 "ModernBERT, RoBERTa or XLM-R MaskedLM checkpoint).\n"
                                  "Usage: bertpt fill-mask --model DIR [options] TEXT...");
   cmd->add_option("--model", o->model, "Checkpoint directory (config.json + model.safetensors + tokenizer files)")
       ->required();

@@ -11,7 +11,6 @@
 #include "common/error.h"
 
 #include "classify/finetune.h"
-#include "common/hash.h"
 #include "distributed/process_group.h"
 
 namespace bertpt::cli {
@@ -43,12 +42,8 @@ void run_finetune_command(const FinetuneFlags& f, CLI::App* cmd) {
   const RunOptionRules rules{"finetune", "options", classify::kMayChangeOnResume, {}};
   classify::FinetuneOptions opts = resolve_run_options(cmd, f.options, visit_finetune, f.config_file, rules);
   opts.validate();
-  nlohmann::json fp = opts.to_json();
-  fp.erase("device");
-  fp.erase("threads");
   auto collectives = distributed::join_process_group(f.dist.timeout_seconds, opts.device, opts.threads,
-                                                     "the finetune options (data, model, batch, seed)",
-                                                     hash64(fp.dump()));
+                                                     "the finetune options (data, model, batch, seed)", opts.to_json());
   const bool quiet = f.common.quiet || (collectives && collectives->rank() != 0);
   classify::FinetuneHooks hooks;
   hooks.collectives = collectives.get();

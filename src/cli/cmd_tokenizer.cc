@@ -1,6 +1,6 @@
 // `bertpt tokenizer encode|decode` (and `train`, registered by cmd_tokenizer_train.cc): text to ids
-// and back, byte-identical to Hugging Face tokenizers. One input line -> one output line; input is
-// read in batches that --threads workers encode in parallel, written back in input order.
+// and back, byte-identical to Hugging Face tokenizers. One input line -> one output line, --threads
+// lines at a time (tokenizer/line_processor.h).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -8,17 +8,15 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/normalizer_flags.h"
-#include "common/atomic_file.h"
 #include "common/error.h"
-#include "text/byte_source.h"
 #include "text/utf8.h"
 #include "tokenizer/decoders/wordpiece.h"
 #include "tokenizer/hf_files.h"
+#include "tokenizer/line_processor.h"
 #include "tokenizer/tokenizer.h"
 
 namespace bertpt::cli {
@@ -41,116 +39,6 @@ struct TokenizerFlags {
 
   Tokenizer load() const { return tokenizer::load_tokenizer(path, normalizer.vocab_txt_options()); }
 };
-
-// Reads the input as a sequence of byte blocks: a file (any compression the corpus readers know)
-// or stdin for "-".
-class Input {
- public:
-  explicit Input(const std::string& path) : path_(path) {
-    if (path != "-") source_ = text::open_byte_source(path);
-  }
-  size_t read(char* buf, size_t cap) {
-    if (source_) return source_->read(buf, cap);
-    const size_t n = std::fread(buf, 1, cap, stdin);
-    if (n == 0 && std::ferror(stdin)) throw BadInput("stdin: read error");
-    return n;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  std::unique_ptr<text::ByteSource> source_;
-};
-
-// Writes to a file atomically (renamed into place by commit()), or to stdout for "-".
-class Output {
- public:
-  explicit Output(const std::string& path) {
-    if (path != "-") file_ = std::make_unique<AtomicFile>(path);
-  }
-  void write(std::string_view s) {
-    if (file_) {
-      file_->write(s);
-    } else if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) {
-      throw BadInput("stdout: write error");
-    }
-  }
-  void commit() {
-    if (file_) {
-      file_->commit();
-    } else {
-      std::fflush(stdout);
-    }
-  }
-
- private:
-  std::unique_ptr<AtomicFile> file_;
-};
-
-// Runs `work(line, out)` over every input line, `threads` lines at a time in parallel, and writes
-// each line's output followed by '\n' in input order. Returns the number of lines.
-template <typename Work>
-uint64_t process_lines(Input& in, Output& out, unsigned threads, const Work& work) {
-  constexpr size_t kBatchBytes = 4u << 20;
-  std::string buf, tail;
-  std::vector<std::string_view> lines;
-  std::vector<std::string> outs(threads);
-  uint64_t count = 0;
-  bool eof = false;
-  while (!eof) {
-    buf.swap(tail);
-    tail.clear();
-    const size_t start = buf.size();
-    buf.resize(start + kBatchBytes);
-    size_t got = 0;
-    while (got < kBatchBytes) {  // fill the batch (sources may return short reads)
-      const size_t n = in.read(buf.data() + start + got, kBatchBytes - got);
-      if (n == 0) {
-        eof = true;
-        break;
-      }
-      got += n;
-    }
-    buf.resize(start + got);
-    // Complete lines go now; a partial last line waits for the next batch.
-    size_t end = buf.size();
-    if (!eof) {
-      const size_t nl = buf.rfind('\n');
-      end = nl == std::string::npos ? 0 : nl + 1;
-      tail.assign(buf, end, std::string::npos);
-      if (end == 0) continue;  // one line longer than a batch: keep reading
-    }
-    lines.clear();
-    for (size_t pos = 0; pos < end;) {
-      size_t nl = buf.find('\n', pos);
-      if (nl == std::string::npos || nl >= end) nl = end;
-      lines.emplace_back(buf.data() + pos, nl - pos);
-      pos = nl + 1;
-    }
-    if (lines.empty()) continue;
-    const unsigned used = static_cast<unsigned>(std::min<size_t>(threads, lines.size()));
-    auto run = [&](unsigned t) {
-      const size_t lo = lines.size() * t / used, hi = lines.size() * (t + 1) / used;
-      std::string& o = outs[t];
-      o.clear();
-      for (size_t i = lo; i < hi; ++i) {
-        work(lines[i], o, t);
-        o.push_back('\n');
-      }
-    };
-    if (used == 1) {
-      run(0);
-    } else {
-      std::vector<std::thread> pool;
-      for (unsigned t = 1; t < used; ++t) pool.emplace_back(run, t);
-      run(0);
-      for (auto& th : pool) th.join();
-    }
-    for (unsigned t = 0; t < used; ++t) out.write(outs[t]);
-    count += lines.size();
-  }
-  return count;
-}
 
 void append_uint(std::string& o, uint32_t v) {
   char buf[16];
@@ -194,29 +82,30 @@ void add_encode(CLI::App* parent) {
     }
     const auto t0 = std::chrono::steady_clock::now();
     const Tokenizer tok = o->tok.load();
-    Input in(o->input);
-    Output out(o->output);
+    tokenizer::LineInput in(o->input);
+    tokenizer::LineOutput out(o->output);
     std::vector<uint64_t> token_counts(o->threads, 0), repaired(o->threads, 0);
     const bool add_special = !o->no_special_tokens;
     const bool as_tokens = o->tokens;
-    const uint64_t lines = process_lines(in, out, o->threads, [&](std::string_view line, std::string& dst, unsigned t) {
-      thread_local std::vector<uint32_t> ids;
-      thread_local std::string scratch;
-      text::RepairCounts rc;
-      const std::string_view clean = text::clean_utf8(line, scratch, rc);
-      repaired[t] += rc.invalid + rc.nul;
-      ids.clear();
-      tok.encode(clean, ids, add_special);
-      token_counts[t] += ids.size();
-      for (size_t i = 0; i < ids.size(); ++i) {
-        if (i) dst.push_back(' ');
-        if (as_tokens) {
-          dst.append(tok.id_to_token(ids[i]));
-        } else {
-          append_uint(dst, ids[i]);
-        }
-      }
-    });
+    const uint64_t lines = tokenizer::process_lines(
+        in, out, o->threads, [&](std::string_view line, std::string& dst, unsigned t) {
+          thread_local std::vector<uint32_t> ids;
+          thread_local std::string scratch;
+          text::RepairCounts rc;
+          const std::string_view clean = text::clean_utf8(line, scratch, rc);
+          repaired[t] += rc.invalid + rc.nul;
+          ids.clear();
+          tok.encode(clean, ids, add_special);
+          token_counts[t] += ids.size();
+          for (size_t i = 0; i < ids.size(); ++i) {
+            if (i) dst.push_back(' ');
+            if (as_tokens) {
+              dst.append(tok.id_to_token(ids[i]));
+            } else {
+              append_uint(dst, ids[i]);
+            }
+          }
+        });
     out.commit();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     uint64_t tokens = 0, bad = 0;
@@ -253,11 +142,11 @@ struct DecodeOpts {
 // Whether decode cleans up the spaces around punctuation ("don ' t" -> "don't") as transformers'
 // decode() does: --clean-up-tokenization-spaces, or with "auto" the tokenizer's own
 // tokenizer_config.json (its directory: the --tokenizer directory, or the directory of the file).
-bool decode_cleans_up(const DecodeOpts& o) {
+bool decode_cleans_up(const DecodeOpts& o, const Tokenizer& tok) {
   if (o.clean_up != "auto") return o.clean_up == "true";
   const std::filesystem::path p(o.tok.path);
-  return tokenizer::clean_up_tokenization_spaces(std::filesystem::is_directory(p) ? p.string()
-                                                                                  : p.parent_path().string());
+  return tokenizer::clean_up_tokenization_spaces(
+      std::filesystem::is_directory(p) ? p.string() : p.parent_path().string(), tok.model_type());
 }
 
 void add_decode(CLI::App* parent) {
@@ -269,9 +158,11 @@ void add_decode(CLI::App* parent) {
   cmd->add_option("-i,--input", o->input, "Input file: space-separated ids, one sequence per line (default: stdin)");
   cmd->add_option("-o,--output", o->output, "Output file, written atomically (default: stdout)");
   cmd->add_flag("--skip-special-tokens", o->skip_special_tokens, "Leave out special tokens ([CLS], [SEP], [PAD], ...)");
-  cmd->add_option("--clean-up-tokenization-spaces", o->clean_up,
-                  "Remove the spaces before punctuation and contractions (\"don ' t\" -> \"don't\") as transformers' "
-                  "decode() does: auto (as the tokenizer's tokenizer_config.json says; absent: true), true, false")
+  cmd->add_option(
+         "--clean-up-tokenization-spaces", o->clean_up,
+         "Remove the spaces before punctuation and contractions (\"don ' t\" -> \"don't\") as transformers' "
+         "decode() does: auto (as transformers 5 reads the tokenizer's tokenizer_config.json: absent, false; never "
+         "for a BPE model), true, false")
       ->check(CLI::IsMember({"auto", "true", "false"}))
       ->capture_default_str();
   add_common_flags(cmd, o->common);
@@ -280,12 +171,12 @@ void add_decode(CLI::App* parent) {
       throw BadInput("--json needs --output FILE", "the text goes to stdout otherwise");
     }
     const Tokenizer tok = o->tok.load();
-    const bool clean_up = decode_cleans_up(*o);
-    Input in(o->input);
-    Output out(o->output);
+    const bool clean_up = decode_cleans_up(*o, tok);
+    tokenizer::LineInput in(o->input);
+    tokenizer::LineOutput out(o->output);
     uint64_t line_no = 0;
     const std::string& name = in.path() == "-" ? std::string("stdin") : in.path();
-    const uint64_t lines = process_lines(in, out, 1, [&](std::string_view line, std::string& dst, unsigned) {
+    const uint64_t lines = tokenizer::process_lines(in, out, 1, [&](std::string_view line, std::string& dst, unsigned) {
       ++line_no;
       std::vector<uint32_t> ids;
       size_t i = 0;

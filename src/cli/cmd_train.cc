@@ -12,21 +12,10 @@
 #include "cli/train_commands.h"
 #include "common/error.h"
 
-#include "common/hash.h"
 #include "distributed/process_group.h"
 #include "mlm/pretrain.h"
 
 namespace bertpt::cli {
-
-// What every rank must agree on: the options that define the run (not device or thread count).
-uint64_t run_fingerprint(const mlm::PretrainOptions& o) {
-  nlohmann::json j = nlohmann::json::object();
-  mlm::visit_pretrain_options(o, [&](const char* name, const auto& member, const char*) {
-    std::string n = name;
-    if (n != "device" && n != "threads") j[n] = member;
-  });
-  return hash64(j.dump());
-}
 
 namespace {
 
@@ -40,12 +29,18 @@ struct PretrainFlags {
 auto visit_train = [](auto& o, auto&& f) { mlm::visit_pretrain_options(o, f); };
 
 // The run's options (cli/run_options.h). A resumed elastic run derives its accumulation again from
-// --global-batch-size at every start: the saved one is the last world size's.
+// --global-batch-size at every start: the saved one is the last world size's. A new run from
+// --init-from has the checkpoint's model (a --model of another architecture is refused).
 mlm::PretrainOptions resolve_options(const PretrainFlags& f, CLI::App* cmd) {
   RunOptionRules rules{"train", "config", mlm::kMayChangeOnResume, [](nlohmann::json& saved) {
                          if (saved.value("global_batch_size", int64_t(0)) > 0) saved.erase("grad_accum");
                        }};
-  return resolve_run_options(cmd, f.cli, visit_train, f.config_file, rules);
+  nlohmann::json given;
+  mlm::PretrainOptions opts = resolve_run_options(cmd, f.cli, visit_train, f.config_file, rules, &given);
+  if (engine::resume_checkpoint(opts.resume, opts.output_dir).empty()) {
+    mlm::adopt_init_from_model(opts, given.contains("model"));
+  }
+  return opts;
 }
 
 // The run summary (on_start): model, data, batch, schedule, hardware, kernels.
@@ -122,7 +117,7 @@ void run_train_command(const PretrainFlags& f, CLI::App* cmd) {
   // Under a launcher (ours, torchrun, mpirun, srun): this process is one rank of a c10d group.
   std::unique_ptr<distributed::C10dCollectives> collectives = distributed::join_process_group(
       f.dist.timeout_seconds, opts.device, opts.threads, "the training options (data, model, batch, schedule, seed)",
-      run_fingerprint(opts));
+      opts.to_json());
   mlm::resolve_global_batch(opts, collectives ? collectives->world_size() : 1);
   const bool quiet = f.common.quiet || (collectives && collectives->rank() != 0);
   mlm::TrainHooks hooks;

@@ -39,7 +39,8 @@ void add_corpus_flags(CLI::App* cmd, CorpusFlags& f) {
       ->capture_default_str();
   cmd->add_option("--encoding", f.encodings,
                   "Read the files in this encoding, decoded to UTF-8 by iconv: NAME for every source, or SOURCE=NAME "
-                  "(SOURCE: the --input string or its 1-based position); latin1, cp1252, gb18030, shift_jis, utf-16 "
+                  "(SOURCE: the --input string or its 1-based position; one per source, over NAME); latin1, cp1252, "
+                  "gb18030, shift_jis, utf-16 "
                   "… (`iconv -l`). Without it a file is UTF-8, or UTF-16/32 where its byte-order mark says so");
   cmd->add_flag("--repair-invalid-utf8", f.repair_invalid_utf8,
                 "Keep a file in which more than 1% of the bytes are not UTF-8 (each bad sequence becomes U+FFFD, "

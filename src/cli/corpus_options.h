@@ -35,10 +35,20 @@ void add_corpus_flags(CLI::App* cmd, CorpusFlags& flags);
 
 // A per-source flag: "--max-docs 1000" (every source) or "--max-docs SOURCE=1000", SOURCE being the
 // --input string or its 1-based position; `parse` reads a value (std::invalid_argument: not a number).
+// A SOURCE=VALUE overrides the value for every source, whatever their order; two different values for
+// one source (SOURCE=, by name or position, or two for every source) are refused, naming both.
 template <typename T>
 std::vector<T> per_source_values(const std::vector<std::string>& specs, const std::vector<std::string>& inputs,
                                  T fallback, const char* flag, T (*parse)(const std::string&)) {
   std::vector<T> values(inputs.size(), fallback);
+  std::vector<std::string> set_by(inputs.size());  // the SOURCE=VALUE spec that set each source
+  std::string every;                               // the spec without SOURCE=, when one is given
+  T every_value = fallback;
+  auto conflict = [&](const std::string& source, const std::string& earlier, const std::string& later) {
+    throw BadInput(std::string(flag) + " gives " + source + " two values: '" + earlier + "' and '" + later + "'",
+                   std::string("give each source one: ") + flag + " SOURCE=VALUE once per source, " + flag +
+                       " VALUE once for all the others");
+  };
   for (const auto& spec : specs) {
     size_t eq = spec.rfind('=');
     std::string key = eq == std::string::npos ? "" : spec.substr(0, eq);
@@ -54,13 +64,22 @@ std::vector<T> per_source_values(const std::vector<std::string>& specs, const st
                      std::string("use ") + flag + " N or " + flag + " SOURCE=N");
     }
     if (key.empty()) {
-      std::fill(values.begin(), values.end(), v);
+      if (!every.empty() && !(every_value == v)) conflict("every source", every, spec);
+      every = spec;
+      every_value = v;
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (set_by[i].empty()) values[i] = v;
+      }
       continue;
     }
     bool matched = false;
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] == key || std::to_string(i + 1) == key) {
+        if (!set_by[i].empty() && !(values[i] == v)) {
+          conflict("source " + std::to_string(i + 1) + " (" + inputs[i] + ")", set_by[i], spec);
+        }
         values[i] = v;
+        set_by[i] = spec;
         matched = true;
       }
     }

@@ -7,8 +7,10 @@
 
 #include "cli/commands.h"
 #include "cli/dist_flags.h"
+#include "cli/stop_signals.h"
 #include "cli/version.h"
 #include "common/error.h"
+#include "common/stop_request.h"
 #include "distributed/elastic_error_file.h"
 #include "distributed/reported_elsewhere.h"
 
@@ -81,6 +83,12 @@ int main(int argc, char** argv) {
     return report("error", e.what(), "run '" + command + " --help'", 1);
   } catch (const cli::WorkersFinished& w) {
     return w.status;  // the built-in launcher: the workers' status
+  } catch (const Interrupted& e) {
+    // A stop signal ended a wait for input before the work began (cli/stop_signals.h): the process
+    // ends by that signal, as it would have without the handler.
+    std::fprintf(stderr, "bertpt: stopped by %s while %s\n", signal_name(e.signal()).c_str(), e.what());
+    std::fflush(stderr);
+    cli::end_process_by_signal(e.signal());
   } catch (const Error& e) {
     const bool print = !dynamic_cast<const distributed::ReportedElsewhere*>(&e);  // another rank prints it
     return report("error", e.what(), e.hint(), e.kind() == Error::Kind::BadInput ? 1 : 2, print);

@@ -6,20 +6,21 @@
 #include <cstring>
 #include <utility>
 
+#include "common/stop_request.h"
+
 namespace bertpt::cli {
 
 namespace {
 
-volatile std::sig_atomic_t g_stop_signal = 0;
 const char* g_announce = nullptr;  // set before the handler is installed, read only by it
 
 extern "C" void on_stop_signal(int sig) {
-  if (g_stop_signal) {  // a second signal: at once
+  if (stop_signal()) {  // a second signal: at once
     std::signal(sig, SIG_DFL);
     std::raise(sig);
     return;
   }
-  g_stop_signal = sig;
+  request_stop(sig);  // also ends the waits for input (common/stop_request.h)
   if (g_announce) {
     ssize_t n = ::write(STDERR_FILENO, g_announce, std::strlen(g_announce));
     (void)n;
@@ -33,7 +34,7 @@ StopSignalOptions training_stop_signals() {
 }
 
 StopSignals::StopSignals(StopSignalOptions options) : usr1_(options.usr1) {
-  g_stop_signal = 0;
+  clear_stop_request();
   g_announce = options.announce;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
@@ -56,14 +57,21 @@ void StopSignals::restore() {
   if (usr1_) sigaction(SIGUSR1, &old_usr1_, nullptr);
 }
 
-bool StopSignals::requested() { return g_stop_signal != 0; }
+bool StopSignals::requested() { return stop_signal() != 0; }
 
-int StopSignals::signal_number() { return g_stop_signal; }
+int StopSignals::signal_number() { return stop_signal(); }
 
 void StopSignals::end_by_signal() {
-  const int sig = g_stop_signal;
   restore();
+  end_process_by_signal(stop_signal());
+}
+
+void end_process_by_signal(int sig) {
   std::signal(sig, SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
   std::raise(sig);
   ::_exit(128 + sig);
 }

@@ -6,6 +6,9 @@
 //   corpus merge: remove the temporary files (the shuffle's buckets are as large as the input), then
 //     end by the signal as the process would have without the handler; a signal ignored when bertpt
 //     started (a script's background job, nohup) stays ignored.
+// Before a command has started its work it may be waiting for input (a FIFO that no writer opened yet,
+// a stream that gives nothing): the first signal ends that wait too (common/stop_request.h), and the
+// command ends by the signal, saying what it was waiting for.
 #pragma once
 
 #include <signal.h>
@@ -41,5 +44,9 @@ class StopSignals {
   struct sigaction old_int_ = {}, old_term_ = {}, old_usr1_ = {};
   bool usr1_;
 };
+
+// Ends the process by `sig` as if no handler were installed (its status says so: 128 + sig in a
+// shell); _exit(128 + sig) if it survives the signal.
+[[noreturn]] void end_process_by_signal(int sig);
 
 }  // namespace bertpt::cli

@@ -115,25 +115,56 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const DistEnv& env) {
   return c10d::ProcessGroupGloo::createDeviceForHostname(local_address_to(env.master_addr, env.master_port));
 }
 
+std::vector<uint8_t> bytes(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
+
 // Every rank compares its world size with rank 0's through the store, before Gloo or NCCL see a
 // mismatch (theirs is an "enforce fail" naming neither size). Nodes started with different --nnodes
-// or --nproc-per-node end here.
-void check_world_size(c10d::Store& store, const DistEnv& env) {
-  const std::string key = "bertpt/world_size";
-  if (env.rank == 0) {
-    const std::string mine = std::to_string(env.world_size);
-    store.set(key, std::vector<uint8_t>(mine.begin(), mine.end()));
-  }
+// or --nproc-per-node end here — all of them: the ranks of rank 0's size wait for the verdict in the
+// store, "ok" once all of them have arrived, or a mismatch's message, which ends them too (they would
+// otherwise wait --dist-timeout in Gloo or NCCL for ranks that never come). Whichever is first claims
+// the verdict (an atomic count) and sets it; it never changes.
+void check_world_size(c10d::Store& store, const DistEnv& env, const std::string& where, double timeout_seconds) {
+  const std::string key = "bertpt/world_size", verdict_key = "bertpt/world_size_verdict";
+  const std::string hint =
+      "start every node with the same --nnodes and --nproc-per-node (or the same launcher settings)";
+  if (env.rank == 0) store.set(key, bytes(std::to_string(env.world_size)));
   const std::vector<uint8_t> v = store.get(key);
   const std::string rank0(v.begin(), v.end());
   if (rank0 != std::to_string(env.world_size)) {
-    BadInput e("rank " + std::to_string(env.rank) + " was started for a world of " + std::to_string(env.world_size) +
-                   " processes, rank 0 for " + rank0,
-               "start every node with the same --nnodes and --nproc-per-node (or the same launcher settings)");
-    // Every rank started for the other size fails here alike: the first to count itself prints it.
-    if (store.add("bertpt/world_size_mismatches", 1) > 1) throw ReportedElsewhere(e);
+    const BadInput e("rank " + std::to_string(env.rank) + " was started for a world of " +
+                         std::to_string(env.world_size) + " processes, rank 0 for " + rank0,
+                     hint);
+    // Every rank started for the other size fails here alike: the first to count itself prints it and
+    // gives it as the verdict. The store may be gone already (rank 0 ended on that verdict): then another
+    // one printed it.
+    bool first = false;
+    try {
+      first = store.add("bertpt/world_size_mismatches", 1) == 1;
+      if (first && store.add("bertpt/world_size_verdict_claims", 1) == 1) store.set(verdict_key, bytes(e.what()));
+    } catch (const std::exception&) {
+    }
+    if (!first) throw ReportedElsewhere(e);
     throw e;
   }
+  if (store.add("bertpt/world_size_matches", 1) == env.world_size &&
+      store.add("bertpt/world_size_verdict_claims", 1) == 1) {
+    store.set(verdict_key, bytes("ok"));
+  }
+  std::vector<uint8_t> verdict;
+  try {
+    verdict = store.get(verdict_key);  // waits up to --dist-timeout
+  } catch (const std::exception&) {
+    throw BadInput("rank " + std::to_string(env.rank) + ": not all " + std::to_string(env.world_size) +
+                       " ranks arrived at " + where + " within --dist-timeout (" +
+                       std::to_string(int64_t(timeout_seconds)) + " s)",
+                   "start every rank of the job, with the same --master-addr and --master-port; " + hint);
+  }
+  const std::string said(verdict.begin(), verdict.end());
+  if (said == "ok") return;
+  // A rank of another size said it (on its node); rank 0 says it here too, the others end silently.
+  const BadInput e(said, hint);
+  if (env.rank != 0) throw ReportedElsewhere(e);
+  throw e;
 }
 
 // The key prefix of this round of torchrun's workers in the agent's store, which outlives their
@@ -165,7 +196,8 @@ c10::intrusive_ptr<c10d::Store> connect_store(const DistEnv& env, const Communic
   }
   c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
   if (env.agent_store) store = c10::make_intrusive<c10d::PrefixStore>(agent_key_prefix(*store, env), store);
-  check_world_size(*store, env);
+  check_world_size(*store, env, env.master_addr + ":" + std::to_string(env.master_port),
+                   double(options.timeout.count()) / 1000);
   return store;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/hash.h"
 #include "distributed/dist_env.h"
 
 namespace bertpt::distributed {
@@ -23,7 +24,7 @@ int cuda_device_of(const DistEnv& env) {
 }  // namespace
 
 std::unique_ptr<C10dCollectives> join_process_group(double timeout_seconds, std::string& device, int& threads,
-                                                    const std::string& what, uint64_t fingerprint) {
+                                                    const std::string& what, const nlohmann::json& options) {
   const DistEnv env = detect_dist_env();
   if (!env.distributed()) return nullptr;
   const bool cuda = device.rfind("cuda", 0) == 0;
@@ -36,7 +37,10 @@ std::unique_ptr<C10dCollectives> join_process_group(double timeout_seconds, std:
   co.timeout = std::chrono::milliseconds(int64_t(timeout_seconds * 1000));
   co.use_cuda = cuda;
   auto collectives = std::make_unique<C10dCollectives>(make_communicator(env, co));
-  collectives->communicator().check_same(what, fingerprint);
+  nlohmann::json shared = options;  // what every rank must agree on: all but its device and threads
+  shared.erase("device");
+  shared.erase("threads");
+  collectives->communicator().check_same(what, hash64(shared.dump()));
   return collectives;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "distributed/c10d_collectives.h"
@@ -13,9 +14,10 @@ namespace bertpt::distributed {
 
 // Under a launcher, this process's collectives (nullptr when it runs alone). Sets `device` to
 // cuda:LOCAL_RANK for a CUDA run and `threads` (when 0) to cores / local ranks. A rank waits at
-// most `timeout_seconds` in the rendezvous and in any collective. `fingerprint` identifies the run's
-// options; ranks that disagree fail at start, naming `what`.
+// most `timeout_seconds` in the rendezvous and in any collective. Every rank must be given the same
+// `options` (the run's, as saved in run_config.json; "device" and "threads" may differ per rank):
+// ranks that disagree fail at start, naming `what`.
 std::unique_ptr<C10dCollectives> join_process_group(double timeout_seconds, std::string& device, int& threads,
-                                                    const std::string& what, uint64_t fingerprint);
+                                                    const std::string& what, const nlohmann::json& options);
 
 }  // namespace bertpt::distributed

@@ -124,6 +124,7 @@ struct Embedder::Impl {
   std::unique_ptr<tokenizer::Tokenizer> tok;
   EmbedSettings settings;
   int64_t batch_size = 32;
+  int64_t pad_id = 0;  // the id padding is filled with (RoBERTa counts positions from it)
   at::Device device{at::kCPU};
 
   std::vector<uint32_t> encode(const std::string& text) const;
@@ -147,10 +148,11 @@ Embedder::Embedder(const EmbedOptions& o) : impl_(std::make_unique<Impl>()) {
   }
   // The encoder alone; a task model's heads (cls.*, classifier.*, bert.pooler.*, head.*) are not used.
   impl_->encoder = model::make_encoder(config);
+  impl_->pad_id = std::max<int64_t>(config.pad_token_id, 0);
   model::load_safetensors(*impl_->encoder.module, weights);
   impl_->encoder.module->to(impl_->device);
   impl_->encoder.module->eval();
-  impl_->settings = resolve_settings(o, config.hidden_size, config.max_position_embeddings);
+  impl_->settings = resolve_settings(o, config.hidden_size, config.max_sequence_length());
 }
 
 Embedder::~Embedder() = default;
@@ -171,7 +173,7 @@ at::Tensor Embedder::Impl::embed_batch(const std::vector<std::vector<uint32_t>>&
   const int64_t b = int64_t(ids.size());
   int64_t t = 0;
   for (const auto& x : ids) t = std::max<int64_t>(t, int64_t(x.size()));
-  at::Tensor input = at::zeros({b, t}, at::kLong), mask = at::zeros({b, t}, at::kLong);
+  at::Tensor input = at::full({b, t}, pad_id, at::kLong), mask = at::zeros({b, t}, at::kLong);
   auto in = input.accessor<int64_t, 2>();
   auto ma = mask.accessor<int64_t, 2>();
   for (int64_t i = 0; i < b; ++i) {

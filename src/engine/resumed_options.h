@@ -5,9 +5,12 @@
 // own, never the defaults. (`prepare` keeps its own rule for datasets: data/prepare.h.)
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+
+#include "common/options_json.h"
 
 namespace bertpt::engine {
 
@@ -23,5 +26,32 @@ nlohmann::json saved_options(const std::string& checkpoint, const char* key);
 // from the saved one and is not in `may_change`, with both values and the checkpoint.
 nlohmann::json resumed_options(const nlohmann::json& saved, const nlohmann::json& given,
                                const std::set<std::string>& may_change, const std::string& checkpoint);
+
+// What a task says of resuming its runs.
+struct ResumeRules {
+  const char* command;                                // "train": names the options in messages
+  const char* saved_key;                              // the field of trainer_state.json that holds the run's options
+  std::set<std::string> may_change;                   // options a resumed run may change
+  std::function<void(nlohmann::json&)> adjust_saved;  // optional: drops what is derived at every start
+};
+
+// The run's options from those `given` (JSON, as options_to_json writes them: the flags and --config
+// of a command line, or a library caller's): for a new run, the defaults with `given` on top; when
+// their "resume" names a checkpoint (or "auto" finds one in their "output_dir"), the checkpoint's
+// saved options with `given` on top, refused as resumed_options() refuses. Visit declares Options
+// (common/options_json.h).
+template <class Options, class Visit>
+Options run_options(const nlohmann::json& given, Visit visit, const ResumeRules& rules) {
+  Options opts;
+  apply_options_json(opts, visit, given, "the command line", rules.command);
+  const std::string checkpoint = resume_checkpoint(opts.resume, opts.output_dir);
+  if (checkpoint.empty()) return opts;
+  nlohmann::json saved = saved_options(checkpoint, rules.saved_key);
+  if (rules.adjust_saved) rules.adjust_saved(saved);
+  Options resumed;
+  apply_options_json(resumed, visit, resumed_options(saved, given, rules.may_change, checkpoint),
+                     checkpoint + "/trainer_state.json", rules.command);
+  return resumed;
+}
 
 }  // namespace bertpt::engine

@@ -63,6 +63,20 @@ std::vector<std::pair<int64_t, std::string>> list_checkpoints(const std::string&
   return out;
 }
 
+std::vector<std::pair<int64_t, std::string>> incomplete_checkpoints(const std::string& run_dir) {
+  std::vector<std::pair<int64_t, std::string>> out;
+  std::error_code ec;
+  if (!fs::is_directory(run_dir, ec)) return out;
+  for (const auto& e : fs::directory_iterator(run_dir, ec)) {
+    const int64_t step = step_of(e.path().filename().string());
+    if (step >= 0 && e.is_directory() && !fs::exists(e.path() / kDoneMarker, ec)) {
+      out.emplace_back(step, e.path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 bool has_any_checkpoint(const std::string& run_dir) {
   std::error_code ec;
   if (!fs::is_directory(run_dir, ec)) return false;

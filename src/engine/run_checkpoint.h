@@ -30,6 +30,8 @@ std::string checkpoint_name(int64_t step);  // "checkpoint-STEP"
 std::vector<std::pair<int64_t, std::string>> list_checkpoints(const std::string& run_dir);
 // Any checkpoint-* directories at all (complete or not).
 bool has_any_checkpoint(const std::string& run_dir);
+// The checkpoint-* directories of `run_dir` without DONE (their writing was cut short), oldest first.
+std::vector<std::pair<int64_t, std::string>> incomplete_checkpoints(const std::string& run_dir);
 
 // Writes RUN/checkpoint-STEP atomically: `model`'s weights (fp32) with `config` (its architectures
 // name the task's model class), the optimizer state, `trainer_state` completed with the format

@@ -23,6 +23,7 @@
 
 #include "engine/adamw.h"
 #include "engine/collectives.h"
+#include "engine/run_defaults.h"
 #include "engine/step_stats.h"
 
 namespace bertpt::engine {
@@ -38,9 +39,9 @@ using MicroForward = std::function<MicroOutput(int64_t micro)>;
 struct StepRunnerOptions {
   c10::Device device = c10::Device(c10::kCPU);
   bool bf16 = false;
-  double max_grad_norm = 1.0;         // <= 0: no clipping
-  int64_t max_nan_steps = 10;         // consecutive non-finite steps before giving up
-  int64_t per_device_batch_size = 0;  // for the out-of-memory message
+  double max_grad_norm = kDefaultMaxGradNorm;   // <= 0: no clipping
+  int64_t max_nan_steps = kDefaultMaxNanSteps;  // consecutive non-finite steps before giving up
+  int64_t per_device_batch_size = 0;            // for the out-of-memory message
   // The dropout stream of micro-step `micro` of step `step` on this rank: a pure function, so a
   // resumed run draws the same dropout masks as an uninterrupted one.
   std::function<uint64_t(int64_t step, int64_t micro)> dropout_seed;

@@ -5,6 +5,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/json_fields.h"
+#include "common/warning.h"
 #include "engine/device.h"
 #include "engine/precision.h"
 #include "engine/resumed_options.h"
@@ -34,13 +35,18 @@ void TrainingRun::lock_output_dir() {
 
 std::string TrainingRun::find_resume_checkpoint() const {
   const std::string checkpoint = resume_checkpoint(spec_.resume, spec_.output_dir);
-  if (spec_.resume == "auto" && checkpoint.empty()) {
-    message("--resume auto: no complete checkpoint in " + spec_.output_dir +
-            (has_any_checkpoint(spec_.output_dir)
-                 ? " (the one there has no DONE marker: it was being written when the run stopped)"
-                 : "") +
-            ", starting a new run");
+  if (spec_.resume != "auto") return checkpoint;
+  // A newer checkpoint without DONE is passed over: said once, by the main rank, naming it.
+  const auto complete = list_checkpoints(spec_.output_dir);
+  const int64_t resumed_step = complete.empty() ? -1 : complete.back().first;
+  for (const auto& [step, dir] : incomplete_checkpoints(spec_.output_dir)) {
+    if (main_ && step > resumed_step) {
+      warn("--resume auto: skipped " + dir + ": it has no DONE marker (it was being written when the run stopped); " +
+           (checkpoint.empty() ? "no complete checkpoint to resume" : "resuming " + checkpoint));
+    }
   }
+  if (checkpoint.empty())
+    message("--resume auto: no complete checkpoint in " + spec_.output_dir + ", starting a new run");
   return checkpoint;
 }
 
@@ -99,15 +105,20 @@ void TrainingRun::start_steps(const StepSettings& settings, const std::string& c
     consecutive_bad = f.has("consecutive_nonfinite_steps") ? f.i64("consecutive_nonfinite_steps") : 0;
     optimizer_->load_state(read_optimizer_state(checkpoint), f.i64("optimizer_steps"), checkpoint);
   }
+  runner_ = std::make_unique<StepRunner>(
+      step_runner_options(settings, device_, bf16_), params_, *optimizer_, coll_,
+      [this](const std::string& m) { message(m); }, skipped, consecutive_bad);
+}
+
+StepRunnerOptions step_runner_options(const StepSettings& settings, const at::Device& device, bool bf16) {
   StepRunnerOptions so;
-  so.device = device_;
-  so.bf16 = bf16_;
+  so.device = device;
+  so.bf16 = bf16;
   so.max_grad_norm = settings.max_grad_norm;
   so.max_nan_steps = settings.max_nan_steps;
   so.per_device_batch_size = settings.per_device_batch_size;
   so.dropout_seed = settings.dropout_seed;
-  runner_ = std::make_unique<StepRunner>(
-      so, params_, *optimizer_, coll_, [this](const std::string& m) { message(m); }, skipped, consecutive_bad);
+  return so;
 }
 
 StepOutput TrainingRun::step(StepInput in, const MicroForward& forward) {

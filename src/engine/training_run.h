@@ -25,6 +25,7 @@
 #include "engine/adamw.h"
 #include "engine/batch_dump.h"
 #include "engine/collectives.h"
+#include "engine/run_defaults.h"
 #include "engine/run_hooks.h"
 #include "engine/run_log.h"
 #include "engine/step_runner.h"
@@ -56,11 +57,14 @@ struct RunSpec {
 
 // The step runner's settings that belong to the task.
 struct StepSettings {
-  double max_grad_norm = 1.0;
-  int64_t max_nan_steps = 10;
+  double max_grad_norm = kDefaultMaxGradNorm;
+  int64_t max_nan_steps = kDefaultMaxNanSteps;
   int64_t per_device_batch_size = 0;
   std::function<uint64_t(int64_t step, int64_t micro)> dropout_seed;  // a pure function (step_runner.h)
 };
+
+// The step runner's options: a task's settings on this process's device and precision.
+StepRunnerOptions step_runner_options(const StepSettings& settings, const at::Device& device, bool bf16);
 
 // The run's part of a task's options, and its step settings: the members of these names are the same
 // in every task's options (mlm/pretrain_options.h, classify/finetune_options.h).

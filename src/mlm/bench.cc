@@ -21,6 +21,7 @@
 #include "engine/precision.h"
 #include "engine/step_runner.h"
 #include "engine/step_trace.h"
+#include "engine/training_run.h"
 #include "mlm/batch_loader.h"
 #include "mlm/mlm_step.h"
 #include "model/architecture.h"
@@ -211,15 +212,15 @@ RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& co
   coll.attach_parameters(params);
   RowTiming t;
   t.parameters = model::count_parameters(*model);
-  engine::AdamW optimizer(model::named_parameter_list(*model), engine::AdamWOptions{0.9, 0.999, 1e-8, 0.0});
-  engine::StepRunnerOptions so;
-  so.device = device;
-  so.bf16 = bf16;
-  so.per_device_batch_size = batch;
-  so.dropout_seed = [seed = o.seed, rank = coll.rank()](int64_t step, int64_t micro) {
+  // train's defaults: AdamW's (adamw.h), the step settings' (training_run.h).
+  engine::AdamW optimizer(model::named_parameter_list(*model), engine::AdamWOptions{});
+  engine::StepSettings settings;
+  settings.per_device_batch_size = batch;
+  settings.dropout_seed = [seed = o.seed, rank = coll.rank()](int64_t step, int64_t micro) {
     return mlm_dropout_seed(seed, step, rank, micro);
   };
-  engine::StepRunner runner(so, params, optimizer, coll, [](const std::string&) {});
+  engine::StepRunner runner(engine::step_runner_options(settings, device, bf16), params, optimizer, coll,
+                            [](const std::string&) {});
   const std::vector<StepBatch> batches = make_step_batches(o, ds, config.vocab_size, batch, seq_len);
   std::vector<engine::MicroForward> forwards;
   for (const StepBatch& b : batches) forwards.push_back(mlm_micro_forward(*model, b, device));

@@ -30,10 +30,10 @@ EvalResult evaluate_mlm(model::MaskedLanguageModel& model, const data::Dataset& 
                        " but the dataset " + dataset.dir() + " has " + std::to_string(dataset.vocab_size()),
                    "evaluate on data prepared with the model's tokenizer");
   }
-  if (dataset.seq_len() > uint64_t(model.config().max_position_embeddings)) {
-    throw BadInput("the dataset's seq_len " + std::to_string(dataset.seq_len()) +
-                   " exceeds the model's max_position_embeddings " +
-                   std::to_string(model.config().max_position_embeddings));
+  if (dataset.seq_len() > uint64_t(model.config().max_sequence_length())) {
+    throw BadInput("the dataset's seq_len " + std::to_string(dataset.seq_len()) + " exceeds the model's " +
+                   std::to_string(model.config().max_sequence_length()) + " positions (max_position_embeddings " +
+                   std::to_string(model.config().max_position_embeddings) + ")");
   }
   data::MaskingOptions masking = masking_for_dataset(dataset, o.mlm_probability, o.whole_word_mask);
   data::Sampler in_order(dataset.size(), 0, /*shuffle=*/false);

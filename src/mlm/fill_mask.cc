@@ -40,7 +40,7 @@ FillMasker::FillMasker(const std::string& model_dir, const std::string& tokenize
   }
   impl_->model = model::load_pretrained(model_dir, impl_->device);
   impl_->tok = std::make_unique<tokenizer::Tokenizer>(tokenizer::load_tokenizer(tdir));
-  impl_->clean_up = tokenizer::clean_up_tokenization_spaces(tdir);
+  impl_->clean_up = tokenizer::clean_up_tokenization_spaces(tdir, impl_->tok->model_type());
   if (int64_t(impl_->tok->vocab_size()) > impl_->model->config().vocab_size) {
     throw BadInput("vocabulary mismatch: the tokenizer in " + tdir + " has " +
                        std::to_string(impl_->tok->vocab_size()) + " tokens but the model has vocab_size " +
@@ -67,9 +67,9 @@ FillMaskResult FillMasker::run(const std::string& text, int top_k, bool with_log
                    "write the word to predict as " + std::string(tok.id_to_token(uint32_t(mask_id))));
   }
   const auto& config = impl_->model->config();
-  if (int64_t(ids.size()) > config.max_position_embeddings) {
+  if (int64_t(ids.size()) > config.max_sequence_length()) {
     throw BadInput("the text has " + std::to_string(ids.size()) + " tokens, more than the model's " +
-                   std::to_string(config.max_position_embeddings) + " positions");
+                   std::to_string(config.max_sequence_length()) + " positions");
   }
   at::NoGradGuard no_grad;
   std::vector<int64_t> ids64(ids.begin(), ids.end());

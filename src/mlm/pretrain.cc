@@ -202,7 +202,7 @@ std::string init_from_weights(const std::string& dir) {
     throw BadInput("--init-from " + dir +
                        " has only pytorch_model.bin: bertpt reads safetensors checkpoints, "
                        "and pytorch_model.bin (a Python pickle) is out of scope",
-                   "convert it once in Python: BertForMaskedLM.from_pretrained(dir).save_pretrained(dir, "
+                   "convert it once in Python: AutoModelForMaskedLM.from_pretrained(dir).save_pretrained(dir, "
                    "safe_serialization=True)");
   }
   throw BadInput("--init-from " + dir + " has no model.safetensors", "pass a Hugging Face checkpoint directory");
@@ -225,8 +225,12 @@ ModelSource resolve_model_source(const PretrainOptions& o, const Start& start, c
     src.config = model::BertConfig::load((fs::path(o.init_from) / "config.json").string());
   } else {
     src.config = model::resolve_model_config(o.model);
-    // A preset's vocabulary is the dataset's; a config file of the user's must agree with it.
-    if (is_preset_name(o.model)) src.config.vocab_size = int64_t(dataset.vocab_size());
+    // A preset's vocabulary and pad id are the dataset's; a config file of the user's must agree with it.
+    if (is_preset_name(o.model)) {
+      src.config.vocab_size = int64_t(dataset.vocab_size());
+      const int64_t pad = dataset.manifest().special_ids.pad;
+      if (pad >= 0) src.config.pad_token_id = pad;
+    }
   }
   if (src.config.vocab_size != int64_t(dataset.vocab_size())) {
     throw BadInput(
@@ -234,15 +238,23 @@ ModelSource resolve_model_source(const PretrainOptions& o, const Start& start, c
             o.data + " (its tokenizer) has " + std::to_string(dataset.vocab_size()),
         "train on data prepared with the model's tokenizer, or use a preset (its vocab_size follows the data)");
   }
-  if (int64_t(dataset.seq_len()) > src.config.max_position_embeddings) {
-    throw BadInput("the dataset's seq_len " + std::to_string(dataset.seq_len()) +
-                       " exceeds the model's max_position_embeddings " +
-                       std::to_string(src.config.max_position_embeddings),
+  if (int64_t(dataset.seq_len()) > src.config.max_sequence_length()) {
+    throw BadInput("the dataset's seq_len " + std::to_string(dataset.seq_len()) + " exceeds the model's " +
+                       std::to_string(src.config.max_sequence_length()) + " positions (max_position_embeddings " +
+                       std::to_string(src.config.max_position_embeddings) + ")",
                    "prepare with a shorter --seq-len, or use a model config with more positions");
   }
   src.config.torch_dtype = "float32";
   src.config.architectures = {src.config.masked_lm_class()};
   return src;
+}
+
+// "A BERT", "A ModernBERT", "A RoBERTa", "An XLM-RoBERTa": the model card's name of the family.
+std::string family_article(const model::BertConfig& c) {
+  if (c.is_modernbert()) return "A ModernBERT";
+  if (c.model_type == "roberta") return "A RoBERTa";
+  if (c.model_type == "xlm-roberta") return "An XLM-RoBERTa";
+  return "A BERT";
 }
 
 // $ per hour of the machine: --price-per-hour, or --instance's row of the price table.
@@ -756,8 +768,9 @@ nlohmann::json Pretraining::trainer_state() const {
 std::string Pretraining::model_card() const {
   engine::ModelCard card;
   card.title = o_.model + " pre-trained with bertpt (masked language modelling)";
-  card.summary = std::string(config_.is_modernbert() ? "A ModernBERT" : "A BERT") +
-                 " masked language model trained from scratch by bertpt (" + std::string(BERTPT_VERSION) +
+  card.summary = family_article(config_) + " masked language model " +
+                 (o_.init_from.empty() ? std::string("trained from scratch") : "continued from " + o_.init_from) +
+                 " by bertpt (" + std::string(BERTPT_VERSION) +
                  ") on the dataset below, in the recipe of the Hugging Face guide \"Pre-training BERT with Hugging "
                  "Face Transformers\". It loads with `AutoModelForMaskedLM.from_pretrained(PATH)`.";
   card.pipeline_tag = "fill-mask";
@@ -773,7 +786,8 @@ std::string Pretraining::model_card() const {
                                           std::to_string(m.seq_len) + " tokens (" + m.packing + " packing)"},
                {"training tokens", engine::card_count(double(m.train.tokens))},
                {"documents", engine::card_count(double(m.train.documents))},
-               {"tokenizer", "WordPiece, " + engine::card_count(double(m.vocab_size)) + " tokens, vocab sha256 " +
+               {"tokenizer", std::string(tokenizer::load_tokenizer(dataset_->tokenizer_dir()).model_type()) + ", " +
+                                 engine::card_count(double(m.vocab_size)) + " tokens, vocab sha256 " +
                                  m.tokenizer.vocab_sha256.substr(0, 12)}};
   if (m.valid.sequences > 0) card.data.push_back({"held-out sequences", engine::card_count(double(m.valid.sequences))});
   for (const nlohmann::json& p : phases_json()) {

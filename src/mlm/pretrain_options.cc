@@ -1,13 +1,17 @@
 #include "mlm/pretrain_options.h"
 
 #include <cmath>
+#include <filesystem>
 #include <set>
+#include <string>
+#include <type_traits>
 
 #include "common/error.h"
 #include "common/options_json.h"
 #include "data/phase_schedule.h"
 #include "engine/precision.h"
 #include "engine/run_log.h"
+#include "model/bert_config.h"
 
 namespace bertpt::mlm {
 
@@ -90,6 +94,63 @@ engine::LrSchedule lr_schedule_of(const PretrainOptions& o) {
   if (s.kind == engine::LrScheduleKind::WarmupStableDecay) s.decay_shape = engine::parse_decay_shape(o.decay_type);
   s.min_lr_ratio = o.min_lr_ratio;
   return s;
+}
+
+namespace {
+
+// The shape fields in which `model` differs from `checkpoint`, as "name model's/checkpoint's"
+// ("" when none does). A preset's vocab_size follows the data, so it is not compared.
+std::string architecture_difference(const model::BertConfig& model, const model::BertConfig& checkpoint,
+                                    bool compare_vocab) {
+  std::string out;
+  auto field = [&](const char* name, const auto& a, const auto& b) {
+    if (a == b) return;
+    std::string va, vb;
+    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, std::string>) va = a, vb = b;
+    else va = std::to_string(a), vb = std::to_string(b);
+    out += (out.empty() ? "" : ", ") + std::string(name) + " " + va + "/" + vb;
+  };
+  field("model_type", model.model_type, checkpoint.model_type);
+  field("num_hidden_layers", model.num_hidden_layers, checkpoint.num_hidden_layers);
+  field("hidden_size", model.hidden_size, checkpoint.hidden_size);
+  field("num_attention_heads", model.num_attention_heads, checkpoint.num_attention_heads);
+  field("intermediate_size", model.intermediate_size, checkpoint.intermediate_size);
+  field("hidden_act", model.hidden_act, checkpoint.hidden_act);
+  field("max_position_embeddings", model.max_position_embeddings, checkpoint.max_position_embeddings);
+  field("type_vocab_size", model.type_vocab_size, checkpoint.type_vocab_size);
+  if (compare_vocab) field("vocab_size", model.vocab_size, checkpoint.vocab_size);
+  return out;
+}
+
+bool is_preset(const std::string& name) {
+  std::error_code ec;
+  if (std::filesystem::exists(name, ec) || name.find('/') != std::string::npos) return false;
+  std::string n = name;
+  if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) n.resize(n.size() - 5);
+  for (const auto& p : model::preset_names()) {
+    if (p == n) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void adopt_init_from_model(PretrainOptions& o, bool model_given) {
+  if (o.init_from.empty()) return;
+  const std::filesystem::path config_file = std::filesystem::path(o.init_from) / "config.json";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(config_file, ec)) return;
+  if (model_given && o.model != o.init_from) {
+    const model::BertConfig checkpoint = model::BertConfig::load(config_file.string());
+    const std::string diff = architecture_difference(model::resolve_model_config(o.model), checkpoint,
+                                                     !is_preset(o.model));
+    if (!diff.empty()) {
+      throw BadInput("--model " + o.model + " is not the architecture of --init-from " + o.init_from + " (" + diff +
+                         ": --model's/the checkpoint's)",
+                     "drop --model; the checkpoint's config is used");
+    }
+  }
+  o.model = o.init_from;
 }
 
 void resolve_global_batch(PretrainOptions& o, int world_size) {

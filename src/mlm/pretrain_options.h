@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/lr_schedule.h"
+#include "engine/run_defaults.h"
 
 namespace bertpt::mlm {
 
@@ -42,7 +43,7 @@ struct PretrainOptions {
   double adam_beta1 = 0.9;
   double adam_beta2 = 0.999;
   double adam_epsilon = 1e-8;
-  double max_grad_norm = 1.0;  // <= 0: no clipping
+  double max_grad_norm = engine::kDefaultMaxGradNorm;  // <= 0: no clipping
   std::string optim =
       "adamw";  // engine::AdamW kernel: adamw (auto), adamw_torch_fused, adamw_torch, adamw_bertpt; lamb
   uint64_t seed = 34;
@@ -56,15 +57,15 @@ struct PretrainOptions {
   std::string attention = "auto";  // auto, fused, explicit
 
   // ---- logging, evaluation, saving
-  int64_t logging_steps = 0;              // 0: about 30 records per run, at most every 100 steps (engine/run_log.h)
-  int64_t eval_steps = 0;                 // 0: evaluate only at the end (when DATA has a valid split)
-  int64_t eval_max_batches = 0;           // 0: the whole valid split
-  int64_t save_steps = 5000;              // 0: save only at the end
-  int64_t save_total_limit = 2;           // 0: keep all
-  int64_t max_nan_steps = 10;             // consecutive non-finite steps before giving up
-  double price_per_hour = 0;              // $ per hour of this machine: cost so far and projected
-  std::string instance;                   // or: an instance of the price table (configs/prices.json)
-  double peak_tflops = 0;                 // override the peak used for MFU (0: measured / known table)
+  int64_t logging_steps = 0;     // 0: about 30 records per run, at most every 100 steps (engine/run_log.h)
+  int64_t eval_steps = 0;        // 0: evaluate only at the end (when DATA has a valid split)
+  int64_t eval_max_batches = 0;  // 0: the whole valid split
+  int64_t save_steps = 5000;     // 0: save only at the end
+  int64_t save_total_limit = 2;  // 0: keep all
+  int64_t max_nan_steps = engine::kDefaultMaxNanSteps;  // consecutive non-finite steps before giving up
+  double price_per_hour = 0;                            // $ per hour of this machine: cost so far and projected
+  std::string instance;                                 // or: an instance of the price table (configs/prices.json)
+  double peak_tflops = 0;                               // override the peak used for MFU (0: measured / known table)
   std::string dump_batches;               // write every micro-batch as .npy under this dir (engine/batch_dump.h)
   std::string report_to = "tensorboard";  // or "none": TensorBoard event files in RUN/runs (engine/run_log.h)
 
@@ -185,6 +186,13 @@ engine::LrSchedule lr_schedule_of(const PretrainOptions& o);
 // BadInput naming the sizes when the global batch is not a multiple of per-device batch x ranks, or
 // when a phase schedule (batches per phase) or an explicit --grad-accum is given too.
 void resolve_global_batch(PretrainOptions& o, int world_size);
+
+// --init-from DIR starts a new run from DIR's weights and its config.json: the run's model is DIR.
+// A --model given too (`model_given`: on the command line or in --config) must name DIR's
+// architecture; BadInput naming both and what differs when it does not. Either way `model` becomes
+// DIR, which run_config.json then records. Nothing happens without --init-from, or when DIR has no
+// config.json (the run refuses DIR when it reads the weights).
+void adopt_init_from_model(PretrainOptions& o, bool model_given);
 
 // Global batch = per-device batch x accumulation x ranks.
 inline int64_t global_batch_size(const PretrainOptions& o, int world_size) {

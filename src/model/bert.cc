@@ -18,22 +18,13 @@ namespace {
 
 using torch::nn::Module;
 
-// Registers "<name>.weight" [out, in] and "<name>.bias" [out] under `parent`. Values are set by
-// init_bert_weights (or a checkpoint).
+// Values are set by init_bert_weights (or a checkpoint).
 LinearParams add_linear(Module& parent, const std::string& name, int64_t in, int64_t out) {
-  auto m = group(parent, name);
-  LinearParams p;
-  p.weight = m->register_parameter("weight", at::empty({out, in}));
-  p.bias = m->register_parameter("bias", at::empty({out}));
-  return p;
+  return register_linear(parent, name, in, out);
 }
 
 LayerNormParams add_layer_norm(Module& parent, const std::string& name, int64_t h) {
-  auto m = group(parent, name);
-  LayerNormParams p;
-  p.weight = m->register_parameter("weight", at::empty({h}));
-  p.bias = m->register_parameter("bias", at::empty({h}));
-  return p;
+  return register_layer_norm(parent, name, h);
 }
 
 // Every GEMM with a weight goes through ops::linear (bf16 under autocast, contiguous fp32 weight
@@ -49,6 +40,27 @@ using ops::activation;
 at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) { return ops::dropout(x, p, training); }
 
 }  // namespace
+
+LinearParams register_linear(Module& parent, const std::string& name, int64_t in, int64_t out) {
+  auto m = group(parent, name);
+  LinearParams p;
+  p.weight = m->register_parameter("weight", at::empty({out, in}));
+  p.bias = m->register_parameter("bias", at::empty({out}));
+  return p;
+}
+
+LayerNormParams register_layer_norm(Module& parent, const std::string& name, int64_t h) {
+  auto m = group(parent, name);
+  LayerNormParams p;
+  p.weight = m->register_parameter("weight", at::empty({h}));
+  p.bias = m->register_parameter("bias", at::empty({h}));
+  return p;
+}
+
+at::Tensor position_ids_from_input_ids(const at::Tensor& input_ids, int64_t padding_idx) {
+  at::Tensor mask = input_ids.ne(padding_idx).to(at::kLong);  // [B, T]
+  return mask.cumsum(1).mul_(mask).add_(padding_idx);         // [B, T]
+}
 
 // ---- embeddings
 
@@ -67,9 +79,14 @@ at::Tensor BertEmbeddingsImpl::forward(const at::Tensor& input_ids, const at::Te
   // padding_idx keeps the [PAD] row's gradient at zero, like nn.Embedding(padding_idx=pad).
   const bool sparse = sparse_word_gradient && input_ids.device().is_cpu();
   at::Tensor x = at::embedding(word_embeddings, input_ids, config_.pad_token_id, /*scale_grad_by_freq=*/false,
-                               sparse);                                        // [B, T, H]
-  at::Tensor positions = at::arange(T, input_ids.options().dtype(at::kLong));  // [T]
-  x = x + at::embedding(position_embeddings, positions);                       // + [T, H]
+                               sparse);  // [B, T, H]
+  if (config_.is_roberta()) {
+    at::Tensor positions = position_ids_from_input_ids(input_ids, config_.pad_token_id);  // [B, T]
+    x = x + at::embedding(position_embeddings, positions, config_.pad_token_id);          // + [B, T, H]
+  } else {
+    at::Tensor positions = at::arange(T, input_ids.options().dtype(at::kLong));  // [T]
+    x = x + at::embedding(position_embeddings, positions);                       // + [T, H]
+  }
   if (token_type_ids.defined()) {
     x = x + at::embedding(token_type_embeddings, token_type_ids);  // + [B, T, H]
   } else {
@@ -144,10 +161,13 @@ at::Tensor BertModelImpl::forward(const at::Tensor& input_ids, const at::Tensor&
   if (input_ids.dim() != 2) {
     throw BadInput("input_ids must be [batch, sequence], got " + std::to_string(input_ids.dim()) + " dimensions");
   }
-  if (input_ids.size(1) > config_.max_position_embeddings) {
+  if (input_ids.size(1) > config_.max_sequence_length()) {
+    const std::string positions = std::to_string(config_.max_position_embeddings);
     throw BadInput("sequence length " + std::to_string(input_ids.size(1)) +
-                       " exceeds the model's max_position_embeddings (" +
-                       std::to_string(config_.max_position_embeddings) + ")",
+                       (config_.is_roberta() ? " exceeds the " + std::to_string(config_.max_sequence_length()) +
+                                                   " tokens of the model's max_position_embeddings (" + positions +
+                                                   ", counted from pad_token_id + 1)"
+                                             : " exceeds the model's max_position_embeddings (" + positions + ")"),
                    "use a shorter --seq-len, or a model config with more positions");
   }
   at::Tensor mask;  // [B, 1, 1, T] or undefined
@@ -240,13 +260,16 @@ void init_bert_weights(torch::nn::Module& model, const BertConfig& config) {
   for (auto& item : model.named_parameters(/*recurse=*/true)) {
     const std::string& name = item.key();
     at::Tensor& p = item.value();
-    if (name.ends_with("LayerNorm.weight")) {
+    if (name.ends_with("LayerNorm.weight") || name.ends_with("layer_norm.weight")) {
       p.fill_(1.0);
     } else if (name.ends_with("bias")) {
       p.zero_();
     } else {
       p.normal_(0.0, config.initializer_range);
-      if (name.ends_with("word_embeddings.weight") && config.pad_token_id >= 0) p[config.pad_token_id].zero_();
+      // nn.Embedding(padding_idx=pad): RoBERTa's position table has one too.
+      const bool padded = name.ends_with("word_embeddings.weight") ||
+                          (config.is_roberta() && name.ends_with("position_embeddings.weight"));
+      if (padded && config.pad_token_id >= 0) p[config.pad_token_id].zero_();
     }
   }
 }

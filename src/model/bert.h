@@ -44,7 +44,20 @@ struct LayerNormParams {
   at::Tensor bias;    // [H], init 0
 };
 
-// Word + position + token-type embeddings, LayerNorm, dropout.
+// Registers "<name>.weight" [out, in] and "<name>.bias" [out] under `parent` (uninitialised).
+LinearParams register_linear(torch::nn::Module& parent, const std::string& name, int64_t in, int64_t out);
+// Registers "<name>.weight" and "<name>.bias" [h] under `parent` (uninitialised).
+LayerNormParams register_layer_norm(torch::nn::Module& parent, const std::string& name, int64_t h);
+
+// RoBERTa's position ids, as transformers' create_position_ids_from_input_ids: padding keeps
+// position padding_idx, every other token counts on from padding_idx + 1 (cumsum of the non-pad mask,
+// times the mask, plus padding_idx), so left and right padding give a text the same positions.
+// input_ids: [B, T] int64 -> [B, T] int64.
+at::Tensor position_ids_from_input_ids(const at::Tensor& input_ids, int64_t padding_idx);
+
+// Word + position + token-type embeddings, LayerNorm, dropout. Positions are 0..T-1 (BERT), or for
+// RoBERTa/XLM-R (config.is_roberta()) position_ids_from_input_ids(input_ids, pad_token_id), looked up
+// with the pad row as padding_idx (its gradient stays zero), as RobertaEmbeddings does.
 class BertEmbeddingsImpl : public torch::nn::Module {
  public:
   explicit BertEmbeddingsImpl(const BertConfig& config);
@@ -91,9 +104,9 @@ class BertLayerImpl : public torch::nn::Module {
 };
 TORCH_MODULE(BertLayer);
 
-// The encoder without a task head ("bert.*" in every BertFor* model). The pooler (dense + tanh of
-// the first token) exists only when asked for: BertForMaskedLM has none, sequence classification
-// needs it.
+// The encoder without a task head ("bert.*" in every BertFor* model, "roberta.*" in RobertaFor*).
+// The pooler (dense + tanh of the first token) exists only when asked for: BertForMaskedLM has none,
+// sequence classification needs it.
 class BertModelImpl : public torch::nn::Module {
  public:
   explicit BertModelImpl(const BertConfig& config, bool add_pooling_layer = false);
@@ -101,7 +114,7 @@ class BertModelImpl : public torch::nn::Module {
   // input_ids: [B, T] int64; attention_mask: [B, T] (1 = token, 0 = padding; any integer, bool or
   // float dtype) or undefined when there is no padding (cheaper); token_type_ids: [B, T] or
   // undefined. Returns the last hidden states [B, T, H].
-  // Throws BadInput when T exceeds max_position_embeddings.
+  // Throws BadInput when T exceeds config.max_sequence_length().
   at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& attention_mask = {},
                      const at::Tensor& token_type_ids = {});
   // tanh(dense(hidden[:, 0])): [B, T, H] -> [B, H]. Requires add_pooling_layer.
@@ -177,7 +190,8 @@ TORCH_MODULE(BertForTokenClassification);
 double classifier_dropout_of(const BertConfig& config);
 
 // HF's initialisation over named parameters: every ".weight" of a Linear or Embedding ~ N(0,
-// initializer_range) (the padding row of word_embeddings zeroed), every bias 0, LayerNorm weight 1.
+// initializer_range) (the padding row of word_embeddings zeroed, and RoBERTa's of position_embeddings),
+// every bias 0, LayerNorm weight 1 ("LayerNorm.weight", RoBERTa's "lm_head.layer_norm.weight").
 // Uses LibTorch's default generator (seed it with torch::manual_seed for reproducible models).
 // The constructors call it; call again to re-initialise.
 void init_bert_weights(torch::nn::Module& model, const BertConfig& config);

@@ -40,7 +40,11 @@ constexpr Preset kPresets[] = {
     {"modernbert-small", 6, 512, 8, 768},
     {"modernbert-base", 22, 768, 12, 1152},
     {"modernbert-large", 28, 1024, 16, 2624},
+    {"roberta-tiny", 2, 128, 2, 512},
+    {"roberta-base", 12, 768, 12, 3072},
 };
+
+const char* const kModelTypes[] = {"bert", "modernbert", "roberta", "xlm-roberta"};
 
 // ModernBertConfig's keys that map onto ModernBertFields (or onto BertConfig under another name);
 // everything else goes to `extra`.
@@ -215,6 +219,20 @@ void BertConfig::validate_modern(const std::string& source) const {
   }
 }
 
+// RoBERTa's position ids start at pad_token_id + 1 (the pad row is the padding's own position).
+void BertConfig::validate_roberta(const std::string& source) const {
+  if (pad_token_id < 0) {
+    field_error(source, "pad_token_id", "must be set for " + model_type + ": its position ids are counted from it",
+                "RoBERTa and XLM-R tokenizers have <pad> = 1");
+  }
+  if (max_sequence_length() < 1) {
+    field_error(source, "max_position_embeddings",
+                "(" + std::to_string(max_position_embeddings) + ") leaves no position after pad_token_id (" +
+                    std::to_string(pad_token_id) + ")",
+                "RoBERTa's positions start at pad_token_id + 1: roberta-base has 514 for 512 tokens");
+  }
+}
+
 void BertConfig::validate(const std::string& source) const {
   auto positive = [&](const char* field, int64_t v) {
     if (v <= 0) field_error(source, field, "must be positive, got " + std::to_string(v));
@@ -249,6 +267,7 @@ void BertConfig::validate(const std::string& source) const {
                 "(" + std::to_string(pad_token_id) + ") is outside the vocabulary [0, " + std::to_string(vocab_size) +
                     ")");
   }
+  if (is_roberta()) validate_roberta(source);
   if (!is_one_of(hidden_act, kActivations)) {
     field_error(source, is_modernbert() ? "hidden_activation" : "hidden_act", "'" + hidden_act + "' is not supported",
                 "use gelu, gelu_new, gelu_pytorch_tanh, relu or silu");
@@ -306,15 +325,21 @@ void write_modern(json& j, const BertConfig& c) {
   j["model_type"] = "modernbert";
 }
 
+// BERT's fields; RoBERTa and XLM-R as transformers 5 writes their configs: the same fields,
+// tie_word_embeddings always, no position_embedding_type (kept in `extra` when the file had one).
 void write_bert(json& j, const BertConfig& c) {
   j["hidden_act"] = c.hidden_act;
   j["hidden_dropout_prob"] = c.hidden_dropout_prob;
   j["attention_probs_dropout_prob"] = c.attention_probs_dropout_prob;
   j["type_vocab_size"] = c.type_vocab_size;
   j["layer_norm_eps"] = c.layer_norm_eps;
-  j["position_embedding_type"] = c.position_embedding_type;
-  if (!c.tie_word_embeddings) j["tie_word_embeddings"] = false;
-  j["model_type"] = "bert";
+  if (c.is_roberta()) {
+    j["tie_word_embeddings"] = c.tie_word_embeddings;
+  } else {
+    j["position_embedding_type"] = c.position_embedding_type;
+    if (!c.tie_word_embeddings) j["tie_word_embeddings"] = false;
+  }
+  j["model_type"] = c.model_type;
 }
 
 void read_common(const json& j, const std::string& source, BertConfig& c) {
@@ -438,11 +463,15 @@ BertConfig BertConfig::from_json(const std::string& text, const std::string& sou
   }
   if (!j.is_object()) throw BadInput(source + ": not a JSON object", "a model config is a Hugging Face config.json");
   const std::string model_type = get_string(j, source, "model_type", "bert");
-  if (model_type != "bert" && model_type != "modernbert") {
-    field_error(source, "model_type", "is '" + model_type + "', bertpt trains and loads BERT and ModernBERT models",
-                "use a config with \"model_type\": \"bert\" or \"modernbert\"");
+  if (!is_one_of(model_type, kModelTypes)) {
+    std::string list;
+    for (const char* t : kModelTypes) list += std::string(list.empty() ? "" : ", ") + "\"" + t + "\"";
+    field_error(source, "model_type",
+                "is '" + model_type + "', bertpt trains and loads BERT, ModernBERT, RoBERTa and XLM-R models",
+                "use a config with \"model_type\" one of " + list);
   }
   BertConfig c = model_type == "modernbert" ? modernbert_defaults() : BertConfig();
+  if (model_type == "roberta" || model_type == "xlm-roberta") c = roberta_defaults(model_type);
   read_common(j, source, c);
   if (c.is_modernbert()) {
     read_modern(j, source, c);
@@ -450,7 +479,10 @@ BertConfig BertConfig::from_json(const std::string& text, const std::string& sou
     read_bert(j, source, c);
   }
   for (const auto& [k, v] : j.items()) {
-    if (!(c.is_modernbert() ? is_one_of(k, kModernKeys) : is_one_of(k, kKnownKeys))) c.extra[k] = v.dump();
+    const bool known = c.is_modernbert()
+                           ? is_one_of(k, kModernKeys)
+                           : is_one_of(k, kKnownKeys) && !(c.is_roberta() && k == "position_embedding_type");
+    if (!known) c.extra[k] = v.dump();
   }
   c.validate(source);
   return c;
@@ -470,16 +502,37 @@ bool ModernBertFields::operator==(const ModernBertFields& o) const {
          classifier_activation == o.classifier_activation && initializer_cutoff_factor == o.initializer_cutoff_factor;
 }
 
-std::string BertConfig::masked_lm_class() const {
-  return is_modernbert() ? "ModernBertForMaskedLM" : "BertForMaskedLM";
+namespace {
+
+// The prefix of transformers' class names: "Bert", "ModernBert", "Roberta", "XLMRoberta".
+std::string class_prefix(const BertConfig& c) {
+  if (c.is_modernbert()) return "ModernBert";
+  if (c.model_type == "roberta") return "Roberta";
+  if (c.model_type == "xlm-roberta") return "XLMRoberta";
+  return "Bert";
 }
 
-std::string BertConfig::sequence_classifier_class() const {
-  return is_modernbert() ? "ModernBertForSequenceClassification" : "BertForSequenceClassification";
+}  // namespace
+
+std::string BertConfig::masked_lm_class() const { return class_prefix(*this) + "ForMaskedLM"; }
+
+std::string BertConfig::sequence_classifier_class() const { return class_prefix(*this) + "ForSequenceClassification"; }
+
+std::string BertConfig::token_classifier_class() const { return class_prefix(*this) + "ForTokenClassification"; }
+
+int64_t BertConfig::max_sequence_length() const {
+  return is_roberta() ? max_position_embeddings - pad_token_id - 1 : max_position_embeddings;
 }
 
-std::string BertConfig::token_classifier_class() const {
-  return is_modernbert() ? "ModernBertForTokenClassification" : "BertForTokenClassification";
+std::vector<std::string> supported_model_types() { return {std::begin(kModelTypes), std::end(kModelTypes)}; }
+
+BertConfig roberta_defaults(const std::string& model_type) {
+  BertConfig c;
+  c.model_type = model_type;
+  c.vocab_size = model_type == "xlm-roberta" ? 30522 : 50265;
+  c.pad_token_id = 1;
+  c.architectures = {c.masked_lm_class()};
+  return c;
 }
 
 BertConfig modernbert_defaults() {
@@ -523,7 +576,8 @@ BertConfig builtin_preset(const std::string& name) {
   for (const auto& p : kPresets) {
     if (name == p.name) {
       const bool modern = name.rfind("modernbert-", 0) == 0;
-      BertConfig c = modern ? modernbert_defaults() : BertConfig();
+      const bool roberta = name.rfind("roberta-", 0) == 0;
+      BertConfig c = modern ? modernbert_defaults() : roberta ? roberta_defaults("roberta") : BertConfig();
       c.num_hidden_layers = p.layers;
       c.hidden_size = p.hidden;
       c.num_attention_heads = p.heads;
@@ -538,6 +592,14 @@ BertConfig builtin_preset(const std::string& name) {
         for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
           c.modern.layer_types.push_back(i % 3 == 0 ? "full_attention" : "sliding_attention");
         }
+      }
+      if (roberta) {  // FacebookAI/roberta-base's config.json, with BERT presets' placeholder vocabulary
+        c.vocab_size = 32000;
+        c.max_position_embeddings = 514;
+        c.type_vocab_size = 1;
+        c.layer_norm_eps = 1e-5;
+        c.extra["bos_token_id"] = "0";
+        c.extra["eos_token_id"] = "2";
       }
       return c;
     }

@@ -2,7 +2,9 @@
 // a checkpoint directory we write loads with transformers, and one transformers wrote loads here.
 // The same struct describes a ModernBERT (model_type "modernbert", transformers' ModernBertConfig):
 // the fields both share keep BERT's names here and take ModernBERT's in its JSON (hidden_act is
-// "hidden_activation", layer_norm_eps is "norm_eps"); its own fields are in `modern`.
+// "hidden_activation", layer_norm_eps is "norm_eps"); its own fields are in `modern`. RoBERTa and XLM-R
+// (model_type "roberta", "xlm-roberta": transformers' RobertaConfig / XLMRobertaConfig) have exactly
+// BERT's fields, with other defaults (pad_token_id 1) and positions counted from pad_token_id + 1.
 // This header and bert_config.cc do not use LibTorch.
 #pragma once
 
@@ -35,7 +37,7 @@ struct ModernBertFields {
 };
 
 struct BertConfig {
-  // "bert" or "modernbert".
+  // "bert", "modernbert", "roberta" or "xlm-roberta" (supported_model_types()).
   std::string model_type = "bert";
   ModernBertFields modern;  // only for model_type "modernbert"
 
@@ -53,7 +55,8 @@ struct BertConfig {
   double initializer_range = 0.02;
   double layer_norm_eps = 1e-12;
   int64_t pad_token_id = 0;
-  // Only "absolute" is implemented; validate() rejects the relative variants.
+  // Only "absolute" is implemented; validate() rejects the relative variants. (RobertaConfig has no such
+  // field in transformers 5: a RoBERTa config writes it back only when its file had it.)
   std::string position_embedding_type = "absolute";
   std::vector<std::string> architectures = {"BertForMaskedLM"};
   // false: the MLM decoder has a weight of its own ("cls.predictions.decoder.weight") instead of
@@ -69,24 +72,34 @@ struct BertConfig {
 
   int64_t head_dim() const { return hidden_size / num_attention_heads; }
   bool is_modernbert() const { return model_type == "modernbert"; }
+  // RoBERTa or XLM-R: BERT's encoder under "roberta.*", position ids counted from pad_token_id + 1
+  // (transformers' create_position_ids_from_input_ids), the MLM head "lm_head".
+  bool is_roberta() const { return model_type == "roberta" || model_type == "xlm-roberta"; }
+  // The longest input the position table serves: max_position_embeddings, less pad_token_id + 1 for
+  // RoBERTa (514 positions hold 512 tokens).
+  int64_t max_sequence_length() const;
   // transformers' class names for this architecture's heads: "BertForMaskedLM" /
-  // "ModernBertForMaskedLM", "BertForSequenceClassification" / "ModernBertForSequenceClassification".
+  // "ModernBertForMaskedLM" / "RobertaForMaskedLM" / "XLMRobertaForMaskedLM", and likewise
+  // "<Arch>ForSequenceClassification", "<Arch>ForTokenClassification".
   std::string masked_lm_class() const;
   std::string sequence_classifier_class() const;
-  std::string token_classifier_class() const;  // BertForTokenClassification, ModernBertForTokenClassification
+  std::string token_classifier_class() const;
 
   // Throws BadInput naming `source` and the field when a value is out of range or unsupported
   // (e.g. hidden_size not divisible by num_attention_heads).
   void validate(const std::string& source = "config") const;
   // Part of validate(): ModernBERT's own fields.
   void validate_modern(const std::string& source) const;
+  // Part of validate(): RoBERTa's pad_token_id and positions.
+  void validate_roberta(const std::string& source) const;
   // Part of validate(): sizes beyond any BERT, or fp32 weights larger than this machine's memory.
   void check_bounds(const std::string& source) const;
 
   // JSON text as transformers writes it: keys sorted, 2-space indent, trailing newline.
   std::string to_json() const;
-  // Parses config.json text; `source` names the file in errors. Missing fields take BertConfig's
-  // defaults (as transformers does); wrong types and model_type other than "bert" are errors.
+  // Parses config.json text; `source` names the file in errors. Missing fields take the defaults of
+  // the model_type's transformers config class (as transformers does); wrong types and a model_type
+  // outside supported_model_types() are errors.
   static BertConfig from_json(const std::string& text, const std::string& source = "config.json");
   static BertConfig load(const std::string& path);
   // Atomic write of to_json().
@@ -96,13 +109,21 @@ struct BertConfig {
   bool operator!=(const BertConfig& o) const { return !(*this == o); }
 };
 
+// The model_type values bertpt reads: "bert", "modernbert", "roberta", "xlm-roberta".
+std::vector<std::string> supported_model_types();
+
+// transformers' RobertaConfig() (model_type "roberta") or XLMRobertaConfig() ("xlm-roberta") defaults:
+// BERT's, with pad_token_id 1 and the class's vocab_size (50265, 30522).
+BertConfig roberta_defaults(const std::string& model_type = "roberta");
+
 // transformers' ModernBertConfig() defaults (answerdotai/ModernBERT-base's shape, its 50368-token
 // vocabulary), layer_types filled in.
 BertConfig modernbert_defaults();
 
 // The names of the shipped presets: bert-tiny, bert-mini, bert-small, bert-medium, bert-base,
-// bert-large, and modernbert-tiny, modernbert-mini, modernbert-small, modernbert-base (answerdotai's
-// ModernBERT-base shape), modernbert-large.
+// bert-large, modernbert-tiny, modernbert-mini, modernbert-small, modernbert-base (answerdotai's
+// ModernBERT-base shape), modernbert-large, and roberta-tiny, roberta-base (FacebookAI/roberta-base's
+// shape: 514 positions, one token type, LayerNorm eps 1e-5, <s> <pad> </s> = 0 1 2).
 std::vector<std::string> preset_names();
 
 // The directories searched for preset files, in order: $BERTPT_CONFIG_DIR, the source tree's

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +12,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
+#include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
@@ -26,17 +28,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kWordEmbeddings = "bert.embeddings.word_embeddings.weight";
-constexpr const char* kDecoderWeight = "cls.predictions.decoder.weight";
-constexpr const char* kDecoderBias = "cls.predictions.decoder.bias";
-constexpr const char* kMlmBias = "cls.predictions.bias";
-// ModernBERT's (modernbert.h): the decoder is tied to the token embeddings.
-constexpr const char* kModernEmbeddings = "model.embeddings.tok_embeddings.weight";
-constexpr const char* kModernDecoderWeight = "decoder.weight";
-constexpr const char* kModernDecoderBias = "decoder.bias";
+// The keys of an MLM head whose decoder may be tied to the word embeddings, per architecture.
+struct TiedHeadKeys {
+  const char* embeddings;      // the word embeddings: also the tied decoder's weight
+  const char* decoder_weight;  // the decoder's weight in files that store it (untied, or both copies)
+  const char* bias;            // the tied head's bias
+  const char* decoder_bias;    // the untied decoder's bias, an alias of `bias`; nullptr: none
+};
+constexpr TiedHeadKeys kTiedHeads[] = {
+    // BERT (bert.h)
+    {"bert.embeddings.word_embeddings.weight", "cls.predictions.decoder.weight", "cls.predictions.bias",
+     "cls.predictions.decoder.bias"},
+    // RoBERTa / XLM-R (roberta.h)
+    {"roberta.embeddings.word_embeddings.weight", "lm_head.decoder.weight", "lm_head.bias", "lm_head.decoder.bias"},
+    // ModernBERT (modernbert.h): the decoder's bias has one name whether tied or not
+    {"model.embeddings.tok_embeddings.weight", "decoder.weight", "decoder.bias", nullptr},
+};
 // The encoder's prefix in a task model's keys: a bare encoder's file lacks it, and a bare encoder
 // loading a task model's file must add it.
-constexpr const char* kEncoderPrefixes[] = {"bert.", "model."};
+constexpr const char* kEncoderPrefixes[] = {"bert.", "model.", "roberta."};
+
+bool is(const char* key, const std::string& name) { return key && name == key; }
 
 io::DType to_io_dtype(c10::ScalarType t) {
   switch (t) {
@@ -100,10 +112,11 @@ std::vector<std::string> candidate_keys(const std::string& name) {
     if (k.ends_with("LayerNorm.weight")) keys.push_back(k.substr(0, k.size() - 6) + "gamma");
     if (k.ends_with("LayerNorm.bias")) keys.push_back(k.substr(0, k.size() - 4) + "beta");
   }
-  if (name == kWordEmbeddings) keys.push_back(kDecoderWeight);
-  if (name == kModernEmbeddings) keys.push_back(kModernDecoderWeight);
-  if (name == kMlmBias) keys.push_back(kDecoderBias);
-  if (name == kDecoderBias) keys.push_back(kMlmBias);  // an untied model from a file with the one bias
+  for (const TiedHeadKeys& h : kTiedHeads) {
+    if (is(h.embeddings, name)) keys.push_back(h.decoder_weight);
+    if (is(h.bias, name) && h.decoder_bias) keys.push_back(h.decoder_bias);
+    if (is(h.decoder_bias, name)) keys.push_back(h.bias);  // an untied model from a file with the one bias
+  }
   return keys;
 }
 
@@ -131,23 +144,66 @@ void save_safetensors(const torch::nn::Module& module, const std::string& path, 
   torch_dtype_name(dtype);  // throws BadInput unless float32 / bfloat16
   io::SafetensorsWriter writer;
   writer.set_metadata("format", "pt");
+  std::vector<std::pair<std::string, at::Tensor>> tensors;  // parameters, then buffers
+  std::set<std::string> names;
+  for (const auto& item : module.named_parameters(/*recurse=*/true)) tensors.emplace_back(item.key(), item.value());
+  for (const auto& item : module.named_buffers(/*recurse=*/true)) tensors.emplace_back(item.key(), item.value());
+  for (const auto& [name, t] : tensors) names.insert(name);
   std::unordered_set<const void*> seen;
-  for (const auto& item : module.named_parameters(/*recurse=*/true)) {
-    const at::Tensor& p = item.value();
-    if (!seen.insert(p.unsafeGetTensorImpl()).second) continue;  // tied: stored once
-    at::Tensor cpu = p.detach().to(c10::kCPU, dtype).contiguous();
+  for (const auto& [name, p] : tensors) {
+    if (!seen.insert(p.unsafeGetTensorImpl()).second) continue;     // tied: stored once
+    at::Tensor cpu = p.detach().to(c10::kCPU, dtype).contiguous();  // add() copies it
     if (!at::isfinite(cpu).all().item<bool>()) {
-      throw BadInput("refusing to write " + path + ": parameter '" + item.key() + "' holds NaN or infinite values",
+      throw BadInput("refusing to write " + path + ": parameter '" + name + "' holds NaN or infinite values",
                      "the run diverged; resume from an earlier checkpoint with a lower --learning-rate");
     }
     std::vector<int64_t> shape(cpu.sizes().begin(), cpu.sizes().end());
-    writer.add(item.key(), to_io_dtype(dtype), shape, cpu.data_ptr(), cpu.nbytes());
-    // An untied decoder's bias is "cls.predictions.decoder.bias"; transformers 4 reads the head's
-    // bias from "cls.predictions.bias": write it under both names.
-    if (item.key() == kDecoderBias) writer.add(kMlmBias, to_io_dtype(dtype), shape, cpu.data_ptr(), cpu.nbytes());
+    writer.add(name, to_io_dtype(dtype), shape, cpu.data_ptr(), cpu.nbytes());
+    // An untied decoder's bias is "cls.predictions.decoder.bias" ("lm_head.decoder.bias"); transformers
+    // 4 reads the head's bias from "cls.predictions.bias" ("lm_head.bias"), and transformers 5 expects
+    // both in an untied model: write it under both names, unless the model holds the other one itself.
+    for (const TiedHeadKeys& h : kTiedHeads) {
+      if (is(h.decoder_bias, name) && !names.count(h.bias)) {
+        writer.add(h.bias, to_io_dtype(dtype), shape, cpu.data_ptr(), cpu.nbytes());
+      }
+    }
   }
   writer.write(path);
 }
+
+namespace {
+
+// Fills `param` (a parameter or buffer of the model named `name`) from the first of its candidate
+// keys that `file` holds; the key used, or nullptr when the file has none of them.
+const io::TensorView* load_tensor(const io::SafetensorsFile& file, const std::string& path, const std::string& name,
+                                  at::Tensor& param) {
+  const io::TensorView* t = nullptr;
+  for (const auto& key : candidate_keys(name)) {
+    if ((t = file.find(key))) break;
+  }
+  if (!t) return nullptr;
+  if (!is_float(t->dtype)) {
+    throw BadInput(path + ": tensor '" + t->name + "' has dtype " + io::dtype_name(t->dtype) +
+                   ", expected a floating-point type for parameter '" + name + "'");
+  }
+  if (at::IntArrayRef(t->shape) != param.sizes()) {
+    throw BadInput(path + ": tensor '" + t->name + "' has shape " + shape_string(t->shape) + " but the model's '" +
+                       name + "' is " + shape_string(param.sizes()),
+                   "the checkpoint was saved for a different model config (vocab_size, hidden_size, ...)");
+  }
+  // Copy out of the mapping (it may not be aligned for the element type), then convert.
+  at::Tensor src = at::empty(t->shape, at::TensorOptions().dtype(to_scalar_type(t->dtype)));
+  std::memcpy(src.data_ptr(), t->data, t->nbytes);
+  if (!allow_non_finite_weights() && !at::isfinite(src).all().item<bool>()) {
+    throw BadInput(path + ": tensor '" + t->name + "' holds NaN or infinite values",
+                   "the run that wrote it diverged: use an earlier checkpoint (or set " +
+                       std::string(kAllowNonFiniteEnv) + "=1 to load it anyway)");
+  }
+  param.copy_(src);
+  return t;
+}
+
+}  // namespace
 
 LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, bool allow_missing) {
   io::SafetensorsFile file = io::SafetensorsFile::open(path);
@@ -155,36 +211,18 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
   std::set<std::string> used;
   at::NoGradGuard no_grad;
   for (auto& item : module.named_parameters(/*recurse=*/true)) {
-    const std::string& name = item.key();
-    at::Tensor& param = item.value();
-    const io::TensorView* t = nullptr;
-    for (const auto& key : candidate_keys(name)) {
-      if ((t = file.find(key))) break;
-    }
+    const io::TensorView* t = load_tensor(file, path, item.key(), item.value());
     if (!t) {
-      report.missing.push_back(name);
+      report.missing.push_back(item.key());
       continue;
     }
-    if (!is_float(t->dtype)) {
-      throw BadInput(path + ": tensor '" + t->name + "' has dtype " + io::dtype_name(t->dtype) +
-                     ", expected a floating-point type for parameter '" + name + "'");
-    }
-    if (at::IntArrayRef(t->shape) != param.sizes()) {
-      throw BadInput(path + ": tensor '" + t->name + "' has shape " + shape_string(t->shape) + " but the model's '" +
-                         name + "' is " + shape_string(param.sizes()),
-                     "the checkpoint was saved for a different model config (vocab_size, hidden_size, ...)");
-    }
-    // Copy out of the mapping (it may not be aligned for the element type), then convert.
-    at::Tensor src = at::empty(t->shape, at::TensorOptions().dtype(to_scalar_type(t->dtype)));
-    std::memcpy(src.data_ptr(), t->data, t->nbytes);
-    if (!allow_non_finite_weights() && !at::isfinite(src).all().item<bool>()) {
-      throw BadInput(path + ": tensor '" + t->name + "' holds NaN or infinite values",
-                     "the run that wrote it diverged: use an earlier checkpoint (or set " +
-                         std::string(kAllowNonFiniteEnv) + "=1 to load it anyway)");
-    }
-    param.copy_(src);
     used.insert(t->name);
-    report.loaded.push_back(name);
+    report.loaded.push_back(item.key());
+  }
+  // Buffers: tensors a file holds that the model keeps without training them (RoBERTa's unused
+  // lm_head.bias beside an untied decoder). One the file lacks keeps its value.
+  for (auto& item : module.named_buffers(/*recurse=*/true)) {
+    if (const io::TensorView* t = load_tensor(file, path, item.key(), item.value())) used.insert(t->name);
   }
   // Tied or derived entries that need no parameter of their own.
   auto loaded = [&](const std::string& n) {
@@ -192,22 +230,22 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
       if (l == n) return true;
     return false;
   };
+  auto derived = [&](const std::string& name) {
+    for (const TiedHeadKeys& h : kTiedHeads) {
+      if (is(h.decoder_weight, name) && loaded(h.embeddings)) {
+        // A tied MLM model (a classifier has no decoder): the file's copy must be the same matrix.
+        if (loaded(h.bias)) check_decoder_is_tied(file, path, h.embeddings, h.decoder_weight);
+        return true;
+      }
+      if (is(h.decoder_bias, name) && loaded(h.bias)) return true;
+      if (is(h.bias, name) && h.decoder_bias && loaded(h.decoder_bias)) return true;
+    }
+    return false;
+  };
   for (const auto& t : file.tensors()) {
     if (used.count(t.name)) continue;
     if (t.name.ends_with("embeddings.position_ids")) continue;  // an old buffer, not a weight
-    if (t.name == kDecoderWeight && loaded(kWordEmbeddings)) {
-      if (loaded(kMlmBias)) {  // a tied MLM model (a classifier has no decoder)
-        check_decoder_is_tied(file, path, kWordEmbeddings, kDecoderWeight);
-      }
-      continue;
-    }
-    if (t.name == kModernDecoderWeight && loaded(kModernEmbeddings)) {
-      if (loaded(kModernDecoderBias)) check_decoder_is_tied(file, path, kModernEmbeddings, kModernDecoderWeight);
-      continue;
-    }
-    if (t.name == kDecoderBias && loaded(kMlmBias)) continue;
-    if (t.name == kMlmBias && loaded(kDecoderBias)) continue;
-    report.unexpected.push_back(t.name);
+    if (!derived(t.name)) report.unexpected.push_back(t.name);
   }
   if (!report.missing.empty() && !allow_missing) {
     std::string list;
@@ -263,6 +301,27 @@ void save_pretrained(const std::string& dir, const MaskedLanguageModel& model, c
   save_pretrained(dir, model, config, dtype);
 }
 
+namespace {
+
+// The transformers class that reads DIR whole: config.json's first architecture (e.g.
+// "RobertaForMaskedLM"), else AutoModelForMaskedLM. Never throws: it only words a hint.
+std::string checkpoint_class(const std::string& dir) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(read_file((fs::path(dir) / "config.json").string()));
+    const auto it = j.find("architectures");
+    if (it != j.end() && it->is_array() && !it->empty() && it->front().is_string()) {
+      const std::string name = it->front().get<std::string>();
+      bool word = !name.empty();
+      for (const char ch : name) word = word && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+      if (word) return "transformers." + name;
+    }
+  } catch (const std::exception&) {  // no or unreadable config.json: the generic class
+  }
+  return "transformers.AutoModelForMaskedLM";
+}
+
+}  // namespace
+
 std::string checkpoint_weights_path(const std::string& dir) {
   fs::path d(dir);
   std::error_code ec;
@@ -277,9 +336,10 @@ std::string checkpoint_weights_path(const std::string& dir) {
                      "re-save it unsharded: model.save_pretrained(dir, max_shard_size=\"10GB\")");
     }
     if (fs::exists(d / "pytorch_model.bin", ec)) {
-      throw BadInput(
-          dir + " has pytorch_model.bin but no model.safetensors; bertpt reads safetensors only",
-          "convert it in Python: AutoModel.from_pretrained(dir).save_pretrained(dir, safe_serialization=True)");
+      throw BadInput((d / "pytorch_model.bin").string() +
+                         " is the only weights file (no model.safetensors); bertpt reads safetensors only",
+                     "convert it in Python: " + checkpoint_class(dir) +
+                         ".from_pretrained(dir).save_pretrained(dir, safe_serialization=True)");
     }
     throw BadInput(dir + " has no model.safetensors", "is this a complete checkpoint directory?");
   }

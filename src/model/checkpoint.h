@@ -39,8 +39,10 @@ struct LoadReport {
 // device). Understands the aliases transformers accepts:
 //   cls.predictions.decoder.weight  == bert.embeddings.word_embeddings.weight (tied; either is enough)
 //   cls.predictions.decoder.bias    == cls.predictions.bias
+//   lm_head.decoder.weight / .bias  == roberta.embeddings.word_embeddings.weight / lm_head.bias (RoBERTa)
+//   decoder.weight                  == model.embeddings.tok_embeddings.weight (ModernBERT)
 //   LayerNorm.gamma / LayerNorm.beta == LayerNorm.weight / LayerNorm.bias (old TF conversions)
-//   keys with or without the "bert." prefix (BertModel <-> BertFor* checkpoints)
+//   keys with or without the "bert." / "model." / "roberta." prefix (BertModel <-> BertFor* checkpoints)
 // and ignores the old position_ids buffer. Throws BadInput naming the file and tensor on a shape
 // mismatch, a non-float tensor, NaN or inf values (unless allow_non_finite_weights()), and — when
 // `allow_missing` is false — on missing parameters
@@ -52,7 +54,7 @@ LoadReport load_safetensors(torch::nn::Module& module, const std::string& path, 
 // model.safetensors. For a trainer that assembles a checkpoint in its own temporary directory.
 void write_model_files(const std::string& dir, const torch::nn::Module& model, BertConfig config,
                        c10::ScalarType dtype = c10::kFloat);
-// The same for a masked language model (architectures ["BertForMaskedLM"] or ["ModernBertForMaskedLM"]).
+// The same for a masked language model (architectures [config.masked_lm_class()]: "BertForMaskedLM", ...).
 void write_model_files(const std::string& dir, const MaskedLanguageModel& model, c10::ScalarType dtype = c10::kFloat);
 
 // Copies the Hugging Face tokenizer files (tokenizer.json, vocab.txt, tokenizer_config.json,
@@ -74,7 +76,7 @@ void save_pretrained(const std::string& dir, const MaskedLanguageModel& model, c
 std::string checkpoint_weights_path(const std::string& dir);
 
 // Loads DIR/config.json + DIR/model.safetensors into a new masked LM of the config's architecture
-// (BertForMaskedLM or ModernBertForMaskedLM) on `device` (in eval
+// (BertForMaskedLM, ModernBertForMaskedLM, RobertaForMaskedLM or XLMRobertaForMaskedLM) on `device` (in eval
 // mode, fp32 parameters). Clear errors for a missing directory, a pytorch_model.bin-only
 // checkpoint (not supported: re-save with safe_serialization=True), sharded checkpoints, and
 // missing tensors. `report`, when given, receives the load report.

@@ -133,6 +133,10 @@ CostRow estimate_cost(const Job& job, const InstancePrice& instance, int count, 
   r.price_per_hour = instance.price_per_hour;
   r.seq_per_sec = throughput.seq_per_sec(job);
   if (!(r.seq_per_sec > 0)) throw BadInput("throughput must be positive");
+  if (throughput.measured_devices > 0 && throughput.measured_devices != r.devices) {
+    r.measured_seq_per_sec = r.seq_per_sec;
+    r.seq_per_sec *= double(r.devices) / throughput.measured_devices;
+  }
   r.hours = job.sequences() / r.seq_per_sec / 3600.0;
   r.instance_hours = r.hours * count;
   r.device_hours = r.hours * r.devices;

@@ -69,9 +69,13 @@ struct CostRow {
   double hours = 0;           // wall-clock
   double instance_hours = 0, device_hours = 0, dollars = 0;
   std::string throughput_origin, price_source, price_as_of;
-  int measured_devices = 0;  // of the throughput (0: not from a bench)
+  int measured_devices = 0;         // of the throughput (0: not from a bench)
+  double measured_seq_per_sec = 0;  // a bench's throughput on its measured_devices, before scaling
 };
 
+// The job's time and dollars on `count` × `instance` at `throughput`. A bench measured on another
+// number of devices than the setup has is scaled perfectly, per device (measured_devices records it;
+// `bertpt cost --scale-nodes` models the interconnect instead).
 CostRow estimate_cost(const Job& job, const InstancePrice& instance, int count, const Throughput& throughput);
 
 // One `--instance` argument: NAME[*COUNT][=THROUGHPUT].

@@ -37,9 +37,7 @@ struct Panel {
 // Training series with at most this many points get a dot at each point.
 constexpr size_t kDotsUpTo = 60;
 
-struct Box {
-  double x, y, w, h;
-};
+using Box = PanelBox;
 
 struct Range {
   double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
@@ -56,14 +54,21 @@ double nice_step(double range) {
   return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
 }
 
-void text(cairo_t* cr, double x, double y, const std::string& s, double size, double align, bool bold = false) {
+void set_font(cairo_t* cr, double size, bool bold) {
   cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, size);
+}
+
+// Draws `s` with its baseline at y, `align` of its width left of x (0 left, 0.5 centred, 1 right);
+// returns its width.
+double text(cairo_t* cr, double x, double y, const std::string& s, double size, double align, bool bold = false) {
+  set_font(cr, size, bold);
   cairo_text_extents_t e;
   cairo_text_extents(cr, s.c_str(), &e);
   cairo_move_to(cr, x - align * e.x_advance, y);
   cairo_show_text(cr, s.c_str());
+  return e.x_advance;
 }
 
 // A dot at every point: a short run's few records (one record draws no line) stay visible.
@@ -87,34 +92,42 @@ void polyline(cairo_t* cr, const Points& p, const Box& b, const Range& xr, const
 
 // Grid, tick labels and axis titles of a panel whose data spans xr × yr (widened to whole ticks).
 void draw_axes(cairo_t* cr, const Panel& p, const Box& b, Range& xr, Range& yr) {
-  if (xr.hi == xr.lo) xr.hi = xr.lo + 1;
   if (yr.hi == yr.lo)
     yr.hi += std::max(1e-9, std::fabs(yr.hi) * 0.05), yr.lo -= std::max(1e-9, std::fabs(yr.lo) * 0.05);
-  const double ys = nice_step(yr.hi - yr.lo), xs = nice_step(xr.hi - xr.lo);
+  const double ys = nice_step(yr.hi - yr.lo);
   yr.lo = std::floor(yr.lo / ys) * ys, yr.hi = std::ceil(yr.hi / ys) * ys;
+  const StepAxis steps = step_axis(xr.lo, xr.hi);
+  xr.lo = steps.lo, xr.hi = steps.hi;
   cairo_set_line_width(cr, 1);
   cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+  double widest = 0;  // of the y tick labels
   for (double t = yr.lo; t <= yr.hi + ys / 2; t += ys) {
     const double y = b.y + b.h - (t - yr.lo) / (yr.hi - yr.lo) * b.h;
     cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
     cairo_move_to(cr, b.x, y), cairo_line_to(cr, b.x + b.w, y), cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
-    text(cr, b.x - 6, y + 4, tick_label(std::fabs(t) < ys * 1e-9 ? 0.0 : t, ys), 11, 1.0);
+    widest = std::max(widest, text(cr, b.x - 6, y + 4, tick_label(std::fabs(t) < ys * 1e-9 ? 0.0 : t, ys), 11, 1.0));
   }
-  for (double t = std::ceil(xr.lo / xs) * xs; t <= xr.hi + xs * 1e-6; t += xs) {
+  for (const double t : steps.ticks) {
     const double x = b.x + (t - xr.lo) / (xr.hi - xr.lo) * b.w;
     cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
     cairo_move_to(cr, x, b.y), cairo_line_to(cr, x, b.y + b.h), cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
-    text(cr, x, b.y + b.h + 16, tick_label(t, xs), 11, 0.5);
+    text(cr, x, b.y + b.h + 16, tick_label(t, steps.step), 11, 0.5);
   }
   cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
   cairo_rectangle(cr, b.x, b.y, b.w, b.h), cairo_stroke(cr);
   cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
   text(cr, b.x, b.y - 10, p.title, 14, 0.0, true);
   text(cr, b.x + b.w / 2, b.y + b.h + 34, "step", 12, 0.5);
+  // The y title, turned: its baseline 58 px left of the axis, or further left, clear of long tick
+  // labels ("1.2345e-05"), with its descenders (to the right once turned) 6 px from them.
+  set_font(cr, 12, false);
+  cairo_font_extents_t fe;
+  cairo_font_extents(cr, &fe);
+  const double title_x = std::min(b.x - 58, b.x - 6 - widest - 6 - fe.descent);
   cairo_save(cr);
-  cairo_translate(cr, b.x - 58, b.y + b.h / 2);
+  cairo_translate(cr, title_x, b.y + b.h / 2);
   cairo_rotate(cr, -M_PI / 2);
   text(cr, 0, 0, p.y_label, 12, 0.5);
   cairo_restore(cr);
@@ -193,12 +206,7 @@ void draw(cairo_t* cr, const std::vector<RunCurves>& runs, const ChartOptions& o
       make_panel(runs, "Accuracy", "masked-token accuracy", &RunCurves::accuracy, &RunCurves::eval_accuracy),
       make_panel(runs, "Throughput", "tokens / s", &RunCurves::tokens_per_sec, nullptr),
       make_panel(runs, "Learning rate", "learning rate", &RunCurves::learning_rate, nullptr, false)};
-  const double top = 56 + 20.0 * double(runs.size()) + 20, left = 90, gap_x = 110, gap_y = 90;
-  const double pw = (o.width - left - gap_x - 50) / 2, ph = (o.height - top - gap_y - 50) / 2;
-  for (int i = 0; i < 4; ++i) {
-    const Box b{left + (i % 2) * (pw + gap_x), top + (i / 2) * (ph + gap_y), pw, ph};
-    draw_panel(cr, panels[i], b, o.smoothing);
-  }
+  for (int i = 0; i < 4; ++i) draw_panel(cr, panels[i], panel_box(o, runs.size(), i), o.smoothing);
 }
 
 cairo_status_t append(void* closure, const unsigned char* data, unsigned int length) {
@@ -207,6 +215,20 @@ cairo_status_t append(void* closure, const unsigned char* data, unsigned int len
 }
 
 }  // namespace
+
+StepAxis step_axis(double lo, double hi) {
+  StepAxis a{lo, hi, 1, {}};
+  if (a.hi == a.lo) a.lo = std::max(0.0, lo - 1), a.hi = lo + 1;  // one step: in the middle when it can be
+  a.step = std::max(1.0, nice_step(a.hi - a.lo));                 // whole steps only
+  for (double t = std::ceil(a.lo / a.step) * a.step; t <= a.hi + a.step * 1e-6; t += a.step) a.ticks.push_back(t);
+  return a;
+}
+
+PanelBox panel_box(const ChartOptions& o, size_t runs, int panel) {
+  const double top = 56 + 20.0 * double(runs) + 20, left = 90, gap_x = 110, gap_y = 90;
+  const double pw = (o.width - left - gap_x - 50) / 2, ph = (o.height - top - gap_y - 50) / 2;
+  return {left + (panel % 2) * (pw + gap_x), top + (panel / 2) * (ph + gap_y), pw, ph};
+}
 
 std::string tick_label(double v, double step) {
   char b[32];

@@ -26,6 +26,22 @@ Points smooth(const Points& points, double weight);
 // neighbouring ticks apart ("1.2e-05" and "1.4e-05", not "1e-05" twice).
 std::string tick_label(double v, double step);
 
+// The step axis of a panel whose records span steps [lo, hi] (a single step: one step either side),
+// and its ticks: 1, 2 or 5 x 10^k steps apart and never less than 1, so every tick is a whole step.
+struct StepAxis {
+  double lo = 0, hi = 0;      // the range drawn
+  double step = 1;            // between ticks
+  std::vector<double> ticks;  // the ticks in [lo, hi]
+};
+StepAxis step_axis(double lo, double hi);
+
+// Where draw() puts panel `panel` (0 loss, 1 accuracy, 2 throughput, 3 learning rate) of a chart of
+// `runs` runs: its plot area in pixels (the axes' labels and titles are outside it).
+struct PanelBox {
+  double x, y, w, h;
+};
+PanelBox panel_box(const ChartOptions& options, size_t runs, int panel);
+
 // Writes the chart to `path`: PNG when it ends in ".png", else SVG. BadInput naming the file when it
 // cannot be written.
 void write_chart(const std::vector<RunCurves>& runs, const ChartOptions& options, const std::string& path);

@@ -3,6 +3,7 @@
 #include <bzlib.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/stop_request.h"
 #include "text/multistream_bzip2.h"
 
 namespace bertpt::text {
@@ -53,9 +55,11 @@ class RawFile {
     if (::stat(path.c_str(), &st) != 0) {
       throw BadInput("cannot open " + path + ": " + std::strerror(errno), "check the path and its permissions");
     }
-    // A FIFO opened blocking waits for its writer, as `cat` does; a refused kind is never opened.
+    // A refused kind is never opened. A FIFO is opened without blocking and then waited for, as `cat`
+    // waits for its writer, but in a wait that a stop signal ends (wait_for_input).
     if (!readable_kind(st.st_mode)) refuse(st.st_mode);
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const bool fifo = S_ISFIFO(st.st_mode);
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
     if (fd_ < 0) {
       throw BadInput("cannot open " + path + ": " + std::strerror(errno), "check the path and its permissions");
     }
@@ -64,8 +68,22 @@ class RawFile {
       fd_ = -1;
       refuse(st.st_mode);
     }
+    stream_ = !S_ISREG(st.st_mode);
+    if (fifo) {
+      try {
+        wait_for_input(true);
+        const int flags = ::fcntl(fd_, F_GETFL);
+        if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+          throw BadInput("cannot read " + path_ + ": " + std::strerror(errno));
+        }
+      } catch (...) {
+        ::close(fd_);
+        fd_ = -1;
+        throw;
+      }
+    }
 #ifdef POSIX_FADV_SEQUENTIAL
-    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    if (!stream_) ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   }
   ~RawFile() {
@@ -75,6 +93,7 @@ class RawFile {
   RawFile& operator=(const RawFile&) = delete;
 
   size_t read(void* buf, size_t n) {
+    if (stream_) wait_for_input(false);
     for (;;) {
       ssize_t got = ::read(fd_, buf, n);
       if (got >= 0) {
@@ -89,6 +108,24 @@ class RawFile {
   const std::string& path() const { return path_; }
 
  private:
+  // Until the stream has bytes (or its end) to read. Throws Interrupted when a stop signal asks to stop
+  // meanwhile: a signal is restarted out of a blocking open() or read(), never out of poll(), which
+  // the handler's thread leaves with EINTR and every other thread within kStopCheckMs.
+  void wait_for_input(bool opening) const {
+    static constexpr int kStopCheckMs = 100;
+    for (;;) {
+      struct pollfd p = {fd_, POLLIN, 0};
+      const int ready = ::poll(&p, 1, kStopCheckMs);
+      if (ready > 0) return;  // bytes, the writer's end (POLLHUP) or an error, for read() to tell
+      if (ready < 0 && errno != EINTR) throw BadInput("cannot read " + path_ + ": " + std::strerror(errno));
+      if (const int sig = stop_signal()) {
+        throw Interrupted(sig, opening ? "waiting for input from " + path_ +
+                                             " (a FIFO or pipe that no writer has opened or written to yet)"
+                                       : "waiting for more input from " + path_ + " (a stream)");
+      }
+    }
+  }
+
   [[noreturn]] void refuse(mode_t mode) const {
     throw BadInput(path_ + " is " + file_kind_in_words(mode) + ", not a file or a stream",
                    "give a regular file, a pipe, or - for standard input");
@@ -96,6 +133,7 @@ class RawFile {
 
   std::string path_;
   int fd_ = -1;
+  bool stream_ = false;  // a FIFO, a pipe or a character device: reads may wait
   uint64_t bytes_ = 0;
 };
 

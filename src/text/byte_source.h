@@ -33,8 +33,10 @@ class ByteSource {
 };
 
 // Opens `path` and picks the decoder from its magic bytes. Throws BadInput when it cannot be opened.
-// A FIFO or character device (a pipe, process substitution, /dev/stdin) is read as a stream: opened
-// blocking, read once to its end; directories, sockets and block devices are refused.
+// A FIFO or character device (a pipe, process substitution, /dev/stdin) is read as a stream: read once
+// to its end, its writer waited for as a blocking open waits; a stop request (common/stop_request.h)
+// ends that wait and a wait for more input with Interrupted. Directories, sockets and block devices
+// are refused.
 // `threads` > 1: a bzip2 file (one stream or many) is decompressed on that many threads
 // (text/multistream_bzip2.h).
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, size_t threads = 1);

@@ -10,6 +10,7 @@
 #include "text/json_field.h"
 #include "text/line_reader.h"
 #include "text/prefetch_source.h"
+#include "text/raw_head.h"
 #include "text/table_reader.h"
 #include "text/utf8.h"
 #include "text/wiki_pages.h"
@@ -59,6 +60,9 @@ const char* doc_per_name(DocPer d) {
 
 namespace {
 
+// Bytes of each file kept as they are read, for the message that refuses it as not text.
+constexpr size_t kRawHeadBytes = size_t(1) << 16;
+
 std::string_view trim_newlines(std::string_view s) {
   while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
@@ -87,6 +91,56 @@ std::string_view doc_title(std::string_view line) {
   return e == std::string_view::npos ? std::string_view{} : line.substr(b, e - b);
 }
 
+// What a file refused as not text was read as, and what was found in it (CorpusReader's judge_repairs).
+struct NotText {
+  std::string path;
+  std::string head;         // its first bytes, decompressed, not decoded; empty when not kept (tables)
+  bool compressed = false;  // offsets in `head` are in the decompressed data
+  std::string encoding;     // what it was read as: "UTF-8", or the encoding --encoding or its mark named
+  bool encoding_given = false;
+  uint64_t bytes = 0, repaired = 0, nul = 0;
+};
+
+// The error that refuses it: a binary file (a header, a NUL byte that no UTF-16/32 text has, and where),
+// else text in another encoding than the one it was read in, with the encoding it reads in when its
+// first bytes tell (UTF-16/32 without a byte-order mark).
+BadInput not_text_error(const NotText& f) {
+  const bool utf8 = f.encoding == "UTF-8";
+  const std::string counts = std::to_string(f.repaired) + " repairs in its first " + std::to_string(f.bytes) +
+                             " bytes of text" + (utf8 ? "" : " decoded from " + f.encoding) + " (" +
+                             std::to_string(f.nul) + " NUL bytes, " + std::to_string(f.repaired - f.nul) +
+                             " invalid sequences)";
+  if (const auto sign = binary_sign(f.head)) {
+    return BadInput(f.path + ": this looks like a binary file, not " + f.encoding + " text: " + sign->what +
+                        " at byte " + std::to_string(sign->offset) + (f.compressed ? " of its decompressed data" : "") +
+                        "; " + counts,
+                    "give text files only (a directory or glob input may have picked it up), or --skip-bad-files "
+                    "to skip the files that cannot be read and go on");
+  }
+  // Without the head (a table's text), NUL bytes in a tenth of the text still say UTF-16/32.
+  const std::string wide = !f.head.empty()                         ? wide_encoding_of(f.head)
+                           : double(f.nul) > 0.1 * double(f.bytes) ? "UTF-16LE"
+                                                                   : "";
+  std::string hint;
+  if (!wide.empty() && wide != f.encoding) {
+    hint = "UTF-16 or UTF-32 without a byte-order mark? it reads as " + wide + ": pass --encoding " + wide +
+           "; or --repair-invalid-utf8 to keep it repaired";
+  } else if (f.encoding_given) {
+    hint = "is " + f.encoding +
+           " its encoding? pass --encoding with the right one (latin1, cp1252, gb18030, "
+           "shift_jis …); or --repair-invalid-utf8 to keep it with U+FFFD for each bad sequence";
+  } else if (!utf8) {
+    hint = "its byte-order mark says " + f.encoding +
+           ", its text does not: damaged? --repair-invalid-utf8 keeps "
+           "it with U+FFFD for each bad sequence";
+  } else {
+    hint =
+        "another encoding? pass --encoding NAME (latin1, cp1252, gb18030, shift_jis …); or "
+        "--repair-invalid-utf8 to keep it with U+FFFD for each bad sequence";
+  }
+  return BadInput(f.path + ": " + counts + ": this is not " + f.encoding + " text", hint);
+}
+
 }  // namespace
 
 struct CorpusReader::Impl {
@@ -110,6 +164,9 @@ struct CorpusReader::Impl {
   // The open file's text bytes seen by clean(), and where the source's repair counts stood when it
   // was opened: its own repairs are judged against its own bytes.
   uint64_t file_text_bytes = 0, repairs_at_open = 0, nul_at_open = 0;
+  // The open file's first bytes, decompressed but not decoded, for the message that refuses it as not text.
+  std::shared_ptr<RawHead> raw_head;
+  bool compressed = false;
   bool finished = false;
 
   std::string doc;      // assembled multi-line document
@@ -134,23 +191,24 @@ struct CorpusReader::Impl {
 
   uint64_t repairs() { return st().invalid_utf8 + st().nul_removed; }
 
-  // Refuses the open file when more than kMaxRepairedShare of its bytes needed repair: it is not UTF-8
-  // text (another encoding, or binary). Judged once 64 KiB are read, and at its end.
+  // Refuses the open file when more than kMaxRepairedShare of its bytes needed repair: it is not text in
+  // the encoding it was read in (another encoding, or binary: not_text_error says which). Judged once
+  // 64 KiB are read, and at its end.
   void judge_repairs(bool at_end) {
     if (options.repair_invalid_utf8 || !file_open()) return;
     account_bytes();
     const uint64_t bytes = file_text_bytes, repaired = repairs() - repairs_at_open;
     if (repaired < kMinRepairsRefused || double(repaired) <= kMaxRepairedShare * double(bytes)) return;
     if (!at_end && bytes < (uint64_t(1) << 16)) return;
-    const uint64_t nul = st().nul_removed - nul_at_open;
-    const bool wide = double(nul) > 0.1 * double(bytes);  // ASCII in UTF-16/32 is every other byte NUL
-    throw BadInput(path + ": " + std::to_string(repaired) + " repairs in its first " + std::to_string(bytes) +
-                       " bytes of text (" + std::to_string(nul) + " NUL bytes, " + std::to_string(repaired - nul) +
-                       " invalid sequences): this is not UTF-8 text",
-                   wide ? "UTF-16 or UTF-32 without a byte-order mark? pass --encoding UTF-16LE (or UTF-16BE, "
-                          "UTF-32LE); or --repair-invalid-utf8 to keep it repaired"
-                        : "another encoding? pass --encoding NAME (latin1, cp1252, gb18030, shift_jis …); or "
-                          "--repair-invalid-utf8 to keep it with U+FFFD for each bad sequence");
+    NotText f;
+    f.path = path;
+    f.head = raw_head && !table ? raw_head->bytes() : "";
+    f.compressed = compressed;
+    f.encoding = reader && !reader->source().decoded_from().empty() ? std::string(reader->source().decoded_from())
+                                                                    : "UTF-8";
+    f.encoding_given = source < options.encodings.size() && !options.encodings[source].empty();
+    f.bytes = bytes, f.repaired = repaired, f.nul = st().nul_removed - nul_at_open;
+    throw not_text_error(f);
   }
 
   bool open_next() {
@@ -179,6 +237,9 @@ struct CorpusReader::Impl {
     Compression compression = bytes->compression();
     // Decompression gets its own thread; plain files are read faster than a thread hand-off.
     if (compression != Compression::None) bytes = prefetch(std::move(bytes));
+    compressed = compression != Compression::None;
+    raw_head = std::make_shared<RawHead>(kRawHeadBytes);
+    bytes = copy_head(std::move(bytes), raw_head);
     bytes = decode_to_utf8(std::move(bytes), source < options.encodings.size() ? options.encodings[source] : "", path);
     if (!bytes->decoded_from().empty()) ++st().files_decoded;
     reader = std::make_unique<LineReader>(std::move(bytes), options.max_line_bytes);

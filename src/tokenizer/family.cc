@@ -118,21 +118,7 @@ std::vector<std::string> default_special_tokens(TokenizerFamily family) {
 }
 
 BertSpecialTokens roles_of(const std::vector<std::string>& specials) {
-  auto first_of = [&](std::initializer_list<const char*> names) -> std::string {
-    for (const char* n : names) {
-      if (contains(specials, n)) return n;
-    }
-    return "";
-  };
-  BertSpecialTokens r;
-  r.cls = first_of({"<s>", "[CLS]"});
-  r.sep = first_of({"</s>", "[SEP]"});
-  r.pad = first_of({"<pad>", "[PAD]"});
-  r.unk = first_of({"<unk>", "[UNK]"});
-  r.mask = first_of({"<mask>", "[MASK]"});
-  if (r.cls == "<s>") r.bos = r.cls;
-  if (r.sep == "</s>") r.eos = r.sep;
-  return r;
+  return roles_by_name([&](const std::string& name) { return contains(specials, name); });
 }
 
 ojson family_normalizer(TokenizerFamily family) {

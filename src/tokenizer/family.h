@@ -28,8 +28,8 @@ TokenizerFamily parse_family(const std::string& name);
 // Special tokens in id order when none are given: BERT's five, or RoBERTa's <s> <pad> </s> <unk> <mask>.
 std::vector<std::string> default_special_tokens(TokenizerFamily family);
 
-// The roles of `specials` by their names: <s> or [CLS] (cls and bos), </s> or [SEP] (sep and eos),
-// <pad>/[PAD], <unk>/[UNK], <mask>/[MASK]; a role whose token is not in `specials` stays "".
+// The roles of `specials` by their names (roles_by_name in tokenizer.h); a role whose token is not in
+// `specials` stays "".
 BertSpecialTokens roles_of(const std::vector<std::string>& specials);
 
 // The family's normalizer and pre-tokenizer (JSON null: none), which also count the training words.

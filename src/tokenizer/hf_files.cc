@@ -92,16 +92,13 @@ void infer_missing_roles(const Tokenizer& t, BertSpecialTokens& roles) {
     if (roles.cls.empty() && specials.size() >= 2) roles.cls = specials.front();
     if (roles.sep.empty() && !specials.empty()) roles.sep = specials.back();
   }
-  auto by_name = [&](std::string& role, std::initializer_list<const char*> names) {
-    for (const char* name : names) {
-      for (const AddedToken& a : p.added_tokens) {
-        if (role.empty() && a.special && a.content == name) role = name;
-      }
-    }
-  };
-  by_name(roles.pad, {"<pad>", "[PAD]", "<|padding|>", "<|pad|>"});
-  by_name(roles.mask, {"<mask>", "[MASK]", "<|mask|>"});
-  by_name(roles.unk, {"<unk>", "[UNK]", "<|unk|>"});
+  const BertSpecialTokens named = roles_by_name([&](const std::string& name) {
+    return std::any_of(p.added_tokens.begin(), p.added_tokens.end(),
+                       [&](const AddedToken& a) { return a.special && a.content == name; });
+  });
+  for (auto role : {&BertSpecialTokens::pad, &BertSpecialTokens::mask, &BertSpecialTokens::unk}) {
+    if ((roles.*role).empty()) roles.*role = named.*role;
+  }
 }
 
 // A true/false setting of tokenizer_config.json; absent or null: unset.
@@ -271,13 +268,16 @@ bool has_tokenizer_files(const std::string& dir) {
          std::filesystem::exists(std::filesystem::path(dir) / "vocab.txt", ec);
 }
 
-bool clean_up_tokenization_spaces(const std::string& dir) {
+bool clean_up_tokenization_spaces(const std::string& dir, std::string_view model_type) {
   const fs::path file = fs::path(dir) / "tokenizer_config.json";
   std::error_code ec;
-  if (!fs::exists(file, ec)) return true;
+  if (!fs::exists(file, ec)) return false;
   const nlohmann::json j = read_json_file(file.string(), "restore it from the model's source");
-  return JsonFields(j, file.string(), "", "restore it from the model's source")
-      .boolean_or("clean_up_tokenization_spaces", true);
+  const JsonFields config(j, file.string(), "", "restore it from the model's source");
+  const bool clean_up = config.boolean_or("clean_up_tokenization_spaces", false);
+  if (model_type != "BPE") return clean_up;
+  return clean_up &&
+         config.boolean_or("clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output", false);
 }
 
 Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_options) {

@@ -29,10 +29,13 @@ Tokenizer load_tokenizer(const std::string& path, const VocabTxtOptions& vocab_o
 // Whether `dir` holds a tokenizer load_tokenizer can read (tokenizer.json or vocab.txt).
 bool has_tokenizer_files(const std::string& dir);
 
-// The "clean_up_tokenization_spaces" of `dir`/tokenizer_config.json: whether transformers cleans the
-// text that decode() returns (decoder.h, clean_up_tokenization). Absent file or field: true, the
-// default of BertTokenizer(Fast).
-bool clean_up_tokenization_spaces(const std::string& dir);
+// Whether transformers 5 cleans the text that decode() returns (decoder.h, clean_up_tokenization) for
+// the tokenizer in `dir` whose model is `model_type` (Tokenizer::model_type()): the
+// "clean_up_tokenization_spaces" of `dir`/tokenizer_config.json (absent file or field: false, the
+// default of every fast tokenizer), except that a BPE model is never cleaned up (the cleanup strips
+// spaces a byte-level BPE keeps) unless the config also sets
+// "clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output".
+bool clean_up_tokenization_spaces(const std::string& dir, std::string_view model_type);
 
 // Parses tokenizer.json text; `source` names it in errors.
 Tokenizer parse_tokenizer_json(std::string_view json_text, const std::string& source);

@@ -88,6 +88,24 @@ bool is_space_char(int32_t cp) { return cp >= 0 && cp != 0xFFFD && (unicode::loo
 
 }  // namespace
 
+BertSpecialTokens roles_by_name(const std::function<bool(const std::string&)>& has) {
+  auto first_of = [&](std::initializer_list<const char*> names) -> std::string {
+    for (const char* n : names) {
+      if (has(n)) return n;
+    }
+    return "";
+  };
+  BertSpecialTokens r;
+  r.cls = first_of({"<s>", "[CLS]"});
+  r.sep = first_of({"</s>", "[SEP]"});
+  r.pad = first_of({"<pad>", "[PAD]", "<|padding|>", "<|pad|>"});
+  r.unk = first_of({"<unk>", "[UNK]", "<|unk|>"});
+  r.mask = first_of({"<mask>", "[MASK]", "<|mask|>"});
+  if (r.cls == "<s>") r.bos = r.cls;
+  if (r.sep == "</s>") r.eos = r.sep;
+  return r;
+}
+
 Tokenizer::Tokenizer(Parts parts) : parts_(std::move(parts)) {
   if (!parts_.model) throw BadInput("the tokenizer has no model");
   int first = -2;

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +49,11 @@ struct BertSpecialTokens {
   std::string bos;
   std::string eos;
 };
+
+// The roles named as the hub's tokenizers name them, for each role the first of its names that
+// `has` accepts ("" when none does): cls <s> [CLS], sep </s> [SEP], pad <pad> [PAD] <|padding|> <|pad|>,
+// unk <unk> [UNK] <|unk|>, mask <mask> [MASK] <|mask|>; bos is <s> and eos </s> when those are cls and sep.
+BertSpecialTokens roles_by_name(const std::function<bool(const std::string&)>& has);
 
 // Ids of the special roles, or -1 when the tokenizer has no such token.
 struct SpecialIds {

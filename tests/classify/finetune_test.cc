@@ -2,6 +2,7 @@
 // the label is which animal a sentence is about. Runs on CPU in fp32 in seconds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -153,6 +154,36 @@ TEST_F(FinetuneTest, StartsFromAPreTrainedCheckpointAndItsTokenizer) {
   EXPECT_LT((a - b).abs().max().item<double>(), 0.05);
 }
 
+TEST_F(FinetuneTest, AResumedRunRestoresItsHeadWithoutCallingItNew) {
+  const std::string data = testing::make_dataset(dir, testing::structured_documents(60));
+  mlm::PretrainOptions t = testing::tiny_options(data, model, dir.file("pretrain"));
+  t.max_steps = 2;
+  const std::string checkpoint = mlm::run_pretraining(t).last_checkpoint;
+  ASSERT_FALSE(checkpoint.empty());
+  FinetuneOptions o = options("head");
+  o.model = checkpoint;
+  o.tokenizer.clear();
+  o.epochs = 1;
+  std::vector<std::string> messages;
+  auto said = [&](const std::string& what) {
+    return std::any_of(messages.begin(), messages.end(),
+                       [&](const std::string& m) { return m.find(what) != std::string::npos; });
+  };
+  FinetuneHooks hooks;
+  hooks.on_message = [&](const std::string& m) { messages.push_back(m); };
+  int64_t steps = 0;
+  hooks.stop_requested = [&] { return ++steps == 3; };
+  ASSERT_TRUE(run_finetune(o, hooks).interrupted);
+  EXPECT_TRUE(said("initialised a new classification head")) << ::testing::PrintToString(messages);
+  // Resumed: the head is the checkpoint's, trained for 3 steps, not a new one.
+  messages.clear();
+  hooks.stop_requested = [] { return false; };
+  o.resume = "auto";
+  ASSERT_FALSE(run_finetune(o, hooks).interrupted);
+  EXPECT_TRUE(said("resuming ")) << ::testing::PrintToString(messages);
+  EXPECT_FALSE(said("classification head")) << ::testing::PrintToString(messages);
+}
+
 TEST_F(FinetuneTest, PredictReproducesTheReportAndWritesProbabilities) {
   FinetuneResult r = run_finetune(options("run"));
   auto p = run_bertpt("predict --model " + shell_quote(r.best_dir) + " --input " + shell_quote(dir.file("test.jsonl")) +
@@ -236,6 +267,79 @@ TEST_F(FinetuneTest, RegressionLearnsTheScoresAndPredictsThem) {
   EXPECT_NE(bad.err.find("valid.jsonl:1: the label 'cat' is not a number, but the task is regression"),
             std::string::npos)
       << bad.err;
+}
+
+// STS-B (GLUE's samples of transformers' tests: 9 train, 9 dev pairs scored 0 to 5) on a randomly
+// initialised bert-tiny with a tokenizer trained on it, in bf16 (the default precision). In bf16 the
+// predictions of a near-constant regression head round to one value (Pearson and Spearman NaN):
+// evaluation runs in fp32, as predict does.
+class StsbRegressionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto t = run_bertpt("tokenizer train -i " + shell_quote(stsb + "/train.tsv") + " -i " +
+                        shell_quote(stsb + "/dev.tsv") + " --vocab-size 300 --out " + shell_quote(dir.file("tok")) +
+                        " --quiet");
+    ASSERT_EQ(t.exit_code, 0) << t.err;
+  }
+  FinetuneOptions options(const std::string& out) const {
+    FinetuneOptions o;
+    o.model = "bert-tiny";
+    o.tokenizer = dir.file("tok");
+    o.train = stsb + "/train.tsv";
+    o.valid = stsb + "/dev.tsv";
+    o.data.text_field = "sentence1";
+    o.data.text_pair_field = "sentence2";
+    o.data.label_field = "score";
+    o.output_dir = dir.file(out);
+    o.epochs = 6;
+    o.learning_rate = 1e-3;
+    o.per_device_batch_size = 4;
+    o.max_seq_len = 32;
+    o.threads = 1;
+    return o;  // precision bf16, problem type auto: regression
+  }
+  const std::string stsb = testing::source_dir() + "/tests/fixtures/corpora/glue_samples/STS-B";
+  TempDir dir;
+};
+
+TEST_F(StsbRegressionTest, Bf16RunsAreEvaluatedInFp32) {
+  const FinetuneOptions o = options("run");
+  ASSERT_EQ(o.precision, "bf16");
+  const FinetuneResult r = run_finetune(o);
+  EXPECT_EQ(r.report["problem_type"], "regression");
+  ASSERT_EQ(r.report["epochs"].size(), 6u);
+  for (const auto& e : r.report["epochs"]) {
+    EXPECT_TRUE(e["valid_pearson"].is_number()) << e.dump();
+    EXPECT_TRUE(e["valid_spearman"].is_number()) << e.dump();
+  }
+  EXPECT_TRUE(r.report["valid_pearson"].is_number()) << r.report.dump(2);
+  // predict in fp32 (its default) scores best/ as the run did.
+  auto p = run_bertpt("predict --model " + shell_quote(r.best_dir) + " --input " + shell_quote(o.valid) +
+                      " --text-field sentence1 --text-pair-field sentence2 --label-field score --output " +
+                      shell_quote(dir.file("pred.jsonl")) + " --threads 1 --json --quiet");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NEAR(nlohmann::json::parse(p.out)["metrics"]["mse"].get<double>(), r.report["valid_mse"].get<double>(), 1e-5);
+}
+
+TEST_F(StsbRegressionTest, AnEpochWhoseMetricIsNanIsNeverTheBest) {
+  // A valid split of one pair: its Pearson is undefined (NaN) in every epoch. No epoch is chosen for
+  // it; best/ is the last epoch's model, as without --valid, and the run says why.
+  testing::write_file(dir.file("one.tsv"), "sentence1\tsentence2\tscore\nA man is dancing.\tA man dances.\t4.5\n");
+  FinetuneOptions o = options("nan");
+  o.valid = dir.file("one.tsv");
+  o.epochs = 3;
+  std::vector<std::string> messages;
+  FinetuneHooks hooks;
+  hooks.on_message = [&](const std::string& m) { messages.push_back(m); };
+  const FinetuneResult r = run_finetune(o, hooks);
+  for (const auto& e : r.report["epochs"]) {
+    EXPECT_TRUE(e["valid_pearson"].is_null()) << e.dump();
+    EXPECT_FALSE(e["best"].get<bool>()) << e.dump();
+  }
+  EXPECT_EQ(r.report["best_epoch"], 3) << r.report.dump(2);
+  const std::string said = ::testing::PrintToString(messages);
+  EXPECT_NE(said.find("no epoch has a finite valid pearson"), std::string::npos) << said;
+  EXPECT_TRUE(fs::exists(r.best_dir + "/model.safetensors"));
 }
 
 // n CoNLL sentences (word, POS-like column, tag) from a few templates: animals are B-ANIMAL, places
@@ -537,10 +641,32 @@ TEST_F(FinetuneTest, SigintSavesACheckpointAndResumeContinuesTheRunItWas) {
   EXPECT_NE(again.out.find("rc=0"), std::string::npos) << again.out << again.err;
   nlohmann::json resumed = nlohmann::json::parse(testing::slurp(out + "/run_config.json"));
   EXPECT_EQ(resumed["resume"], "auto");
-  EXPECT_EQ(resumed["threads"], 0);  // the machine's, not the run's: it may change on resume (not given here)
+  EXPECT_EQ(resumed["threads"], 1);  // the run's: an option that may change on resume keeps its value when not given
   nlohmann::json expected = first;
-  for (auto* j : {&resumed, &expected}) j->erase("resume"), j->erase("threads");
+  for (auto* j : {&resumed, &expected}) j->erase("resume");
   EXPECT_EQ(resumed, expected);
+}
+
+TEST_F(FinetuneTest, ResumedWithoutThreadsKeepsTheRunsThreadsAndItsModel) {
+  // A --threads 1 run stopped mid-epoch, resumed from the command line with nothing but --resume auto:
+  // it goes on with 1 thread, as train does (not all cores), and ends with the uninterrupted run's model.
+  FinetuneOptions o = options("straight");
+  o.epochs = 2;
+  ASSERT_FALSE(run_finetune(o).interrupted);
+  FinetuneOptions p = o;
+  p.output_dir = dir.file("stopped");
+  int64_t steps = 0;
+  FinetuneHooks stop;
+  stop.stop_requested = [&] { return ++steps == 5; };
+  ASSERT_TRUE(run_finetune(p, stop).interrupted);
+  auto r = run_bertpt("finetune --output-dir " + shell_quote(p.output_dir) + " --resume auto --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json config = nlohmann::json::parse(testing::slurp(p.output_dir + "/run_config.json"));
+  EXPECT_EQ(config["threads"], 1) << config.dump(2);
+  EXPECT_EQ(config["precision"], "fp32");
+  EXPECT_TRUE(testing::slurp(dir.file("straight/best/model.safetensors")) ==
+              testing::slurp(dir.file("stopped/best/model.safetensors")))
+      << "the resumed run ends with another model than the uninterrupted one";
 }
 
 }  // namespace

@@ -66,6 +66,12 @@ TEST_F(GlueTest, FineTunesEveryTaskFoundAndTabulatesTheirDevScores) {
   if (!table["average"].is_null()) {
     EXPECT_NEAR(table["average"].get<double>(), sum / 4, 1e-12);
   }
+  // Each task's dev file is the run's --test split, and named dev: in the messages and the model cards.
+  EXPECT_NE(r.err.find("glue: data: 9 train, 9 dev examples; regression"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(" test examples"), std::string::npos) << r.err;
+  const std::string card = read_file(dir.file("out/STS-B/best/README.md"));
+  EXPECT_NE(card.find("dev examples"), std::string::npos) << card;
+  EXPECT_EQ(card.find("test examples"), std::string::npos) << card;
   // Each task's head: STS-B a regression, CoLA read from its two columns without a header.
   const nlohmann::json stsb = nlohmann::json::parse(read_file(dir.file("out/STS-B/best/config.json")));
   EXPECT_EQ(stsb["problem_type"], "regression");

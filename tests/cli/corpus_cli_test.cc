@@ -1,6 +1,7 @@
 // The bertpt CLI as a user meets it: exit codes, one-line errors, --json summaries, help text.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -81,6 +82,50 @@ TEST(Cli, PerSourceWeightsByName) {
   auto bad = run_bertpt("corpus merge -i " + a + " --weight nosuch=2 -o " + shell_quote(d.file("o2.jsonl")));
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("nosuch"), std::string::npos);
+}
+
+// Two values for one source (--encoding SRC=latin1 --encoding SRC=utf-16, by name or by position, or
+// two for every source) are refused in one line naming the source and both values, with a hint; the
+// same value twice is fine, and SOURCE=VALUE overrides VALUE whatever their order.
+TEST(Cli, TwoValuesForOneSourceAreRefused) {
+  TempDir d;
+  write_file(d.file("a.txt"), "hello\n");
+  write_file(d.file("b.txt"), "caf\xE9\n");  // latin1
+  const std::string a = shell_quote(d.file("a.txt")), b = shell_quote(d.file("b.txt"));
+  const std::string out = " -o " + shell_quote(d.file("o.jsonl"));
+  struct Case {
+    std::string flags, source, first, second;
+  } cases[] = {
+      {"--encoding " + shell_quote(d.file("a.txt") + "=latin1") + " --encoding " +
+           shell_quote(d.file("a.txt") + "=utf-16"),
+       "source 1 (" + d.file("a.txt") + ")", d.file("a.txt") + "=latin1", d.file("a.txt") + "=utf-16"},
+      {"--encoding 2=latin1 --encoding " + shell_quote(d.file("b.txt") + "=cp1252"),
+       "source 2 (" + d.file("b.txt") + ")", "2=latin1", d.file("b.txt") + "=cp1252"},
+      {"--encoding latin1 --encoding utf-16", "every source", "latin1", "utf-16"},
+      {"--max-docs 1=1 --max-docs 1=2", "source 1", "1=1", "1=2"},
+  };
+  for (const auto& c : cases) {
+    auto r = run_bertpt("corpus merge -i " + a + " -i " + b + " " + c.flags + out);
+    EXPECT_EQ(r.exit_code, 1) << c.flags << "\n" << r.err;
+    const std::string line = r.err.substr(0, r.err.find('\n'));
+    for (const std::string& needle : {c.source, "'" + c.first + "'", "'" + c.second + "'"}) {
+      EXPECT_NE(line.find(needle), std::string::npos) << needle << " not in: " << line;
+    }
+    EXPECT_NE(r.err.find("\n  hint: give each source one"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  }
+  EXPECT_FALSE(std::ifstream(d.file("o.jsonl")).good()) << "a refused merge wrote its output";
+
+  auto same = run_bertpt("corpus merge -q -i " + a + " -i " + b + " --encoding 2=latin1 --encoding " +
+                         shell_quote(d.file("b.txt") + "=latin1") + out);
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  auto overridden = run_bertpt("corpus merge -q -i " + a + " -i " + b + " --encoding 2=latin1 --encoding utf-8" + out);
+  ASSERT_EQ(overridden.exit_code, 0) << overridden.err;
+  std::ifstream merged(d.file("o.jsonl"));
+  std::string first, second;
+  std::getline(merged, first);
+  std::getline(merged, second);
+  EXPECT_NE(second.find("caf\u00e9"), std::string::npos) << second;
 }
 
 // Every kind of bad input: exit 1, one clear line naming the problem, no signal, nothing half-written.

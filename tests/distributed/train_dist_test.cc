@@ -2,6 +2,7 @@
 // semantics test of docs/distributed.md — 2 ranks x batch 8 train exactly like 1 rank x batch 16.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -111,6 +112,42 @@ TEST_F(DistTrain, RunsUnderMpirun) {
                        " --save-steps 0");
   ASSERT_EQ(mpi.exit_code, 0) << mpi.err << mpi.out;
   expect_same_losses(losses(dir.file("mpi")), losses(dir.file("ref")), "mpirun -np 2 x 8 vs 1 x 16");
+}
+
+TEST_F(DistTrain, NodesStartedForDifferentWorldSizesEndAtOnceWithOneErrorEach) {
+  // Node 0 started for a world of 2 (one process), node 1 for a world of 4 (two processes), both on this
+  // machine. Node 1's ranks name the mismatch; rank 0 learns it from the store and ends too, instead of
+  // waiting --dist-timeout (60 s) in Gloo for a rank 1 that never comes and printing its socket warnings.
+  const int port = 30000 + int(::getpid() % 1000);
+  auto node = [&](int rank, int nproc, const std::string& err) {
+    return shell_quote(testing::bertpt_bin()) + " " + train_args("mismatch", 8, 4) +
+           " --save-steps 0 --nnodes 2 --node-rank " + std::to_string(rank) + " --nproc-per-node " +
+           std::to_string(nproc) + " --master-addr 127.0.0.1 --master-port " + std::to_string(port) + " 2>" +
+           shell_quote(dir.file(err));
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_shell(node(0, 1, "node0.err") + " & n0=$!; " + node(1, 2, "node1.err") +
+                     "; echo rc1=$?; wait $n0; echo rc0=$?");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30)) << "waited out --dist-timeout";
+  EXPECT_NE(r.out.find("rc1=1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rc0=1"), std::string::npos) << r.out;
+  std::vector<std::string> lines;  // each node's error line: the same
+  for (const std::string err : {"node0.err", "node1.err"}) {
+    const std::string text = testing::slurp(dir.file(err));
+    const size_t at = text.find("bertpt: error: rank ");
+    ASSERT_NE(at, std::string::npos) << err << ":\n" << text;
+    lines.push_back(text.substr(at, text.find('\n', at) - at));
+    EXPECT_NE(lines.back().find(" was started for a world of 4 processes, rank 0 for 2"), std::string::npos)
+        << err << ":\n"
+        << text;
+    size_t errors = 0;
+    for (size_t at = text.find("bertpt: error:"); at != std::string::npos; at = text.find("bertpt: error:", at + 1)) {
+      ++errors;
+    }
+    EXPECT_EQ(errors, 1u) << err << ":\n" << text;
+    EXPECT_EQ(text.find("socket"), std::string::npos) << err << ":\n" << text;
+  }
+  EXPECT_EQ(lines[0], lines[1]);
 }
 
 TEST_F(DistTrain, AKilledRankEndsTheJobWithAnError) {

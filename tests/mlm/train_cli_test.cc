@@ -168,6 +168,73 @@ TEST_F(TrainCliTest, ConfigFileAndFlagsThenEvalFillMaskPlot) {
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
 }
 
+TEST_F(TrainCliTest, InitFromTrainsTheCheckpointsArchitectureAndSaysSo) {
+  auto pre = run_bertpt(base_args(dir.file("pre")) + " --max-steps 2 --quiet");
+  ASSERT_EQ(pre.exit_code, 0) << pre.err;
+  const std::string ck = dir.file("pre/checkpoint-2");
+  auto args = [&](const std::string& out) {
+    return "train --data " + shell_quote(data) + " --init-from " + shell_quote(ck) + " --output-dir " +
+           shell_quote(dir.file(out)) +
+           " --precision fp32 --threads 1 --per-device-batch-size 8 --max-steps 1 --peak-tflops 1 --quiet";
+  };
+  // A --model of another architecture (bert-tiny: hidden 128; the checkpoint: hidden 32) contradicts the
+  // checkpoint: refused in one line, nothing written.
+  auto r = run_bertpt(args("tiny") + " --model bert-tiny");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("bertpt: error: --model bert-tiny is not the architecture of --init-from " + ck + " ("),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("hidden_size 128/32"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hint: drop --model; the checkpoint's config is used"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("tiny/run_config.json")));
+  // The same architecture as --model (the config the checkpoint was trained from), or no --model:
+  // run_config.json records the checkpoint as the model, not a --model or the default bert-base.
+  for (const std::string& flag : {" --model " + shell_quote(model), std::string()}) {
+    const std::string out = flag.empty() ? "no-model" : "same-model";
+    r = run_bertpt(args(out) + flag);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto config = nlohmann::json::parse(testing::slurp(dir.file(out + "/run_config.json")));
+    EXPECT_EQ(config["model"], ck) << out;
+    EXPECT_EQ(config["init_from"], ck) << out;
+  }
+  // The model card says where the weights came from.
+  const std::string card = testing::slurp(dir.file("no-model/checkpoint-1/README.md"));
+  EXPECT_NE(card.find("A BERT masked language model continued from " + ck), std::string::npos) << card;
+}
+
+TEST_F(TrainCliTest, APresetTakesTheDatasetsVocabularyAndPadIdAndItsCardNamesTheFamily) {
+  // roberta-tiny's own pad id is 1 (<pad> of RoBERTa's vocabulary); this dataset's WordPiece [PAD] is 0.
+  const int64_t pad = data::Dataset(data, "train").manifest().special_ids.pad;
+  ASSERT_EQ(pad, 0);
+  auto r = run_bertpt("train --data " + shell_quote(data) + " --model roberta-tiny --output-dir " +
+                      shell_quote(dir.file("rob")) +
+                      " --precision fp32 --threads 1 --per-device-batch-size 8 --max-steps 1 --peak-tflops 1 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto config = nlohmann::json::parse(testing::slurp(dir.file("rob/checkpoint-1/config.json")));
+  EXPECT_EQ(config["model_type"], "roberta");
+  EXPECT_EQ(config["pad_token_id"], pad);
+  EXPECT_EQ(config["vocab_size"], vocab);
+  const std::string card = testing::slurp(dir.file("rob/checkpoint-1/README.md"));
+  EXPECT_NE(card.find("A RoBERTa masked language model trained from scratch"), std::string::npos) << card;
+  EXPECT_NE(card.find("WordPiece, "), std::string::npos) << card;
+}
+
+TEST_F(TrainCliTest, ResumeAutoWarnsOnceOfTheCheckpointItSkipsForLackingDone) {
+  const std::string out = dir.file("run");
+  auto r = run_bertpt(base_args(out) + " --max-steps 2 --save-steps 2 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  fs::create_directories(out + "/checkpoint-3");  // a save cut short: no DONE marker
+  testing::write_file(out + "/checkpoint-3/config.json", "{");
+  r = run_bertpt(base_args(out) + " --resume auto --max-steps 4 --save-steps 0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string warning = "bertpt: warning: --resume auto: skipped " + out + "/checkpoint-3";
+  const size_t at = r.err.find(warning);
+  EXPECT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(warning, at + 1), std::string::npos) << "said more than once:\n" << r.err;
+  EXPECT_NE(r.err.find("resuming " + out + "/checkpoint-2 at step 2"), std::string::npos) << r.err;
+}
+
 TEST_F(TrainCliTest, AnMfuAbove100PercentSaysThePeakIsTooLowOnce) {
   // 1e-9 TFLOP/s (1 kFLOP/s) is far below any real rate: every record's MFU is above 100%.
   auto r = run_bertpt("train --data " + shell_quote(data) + " --model " + shell_quote(model) + " --output-dir " +

@@ -159,6 +159,30 @@ class Bertpt:
         return res.returncode == 0 and name in res.stdout, res.stdout
 
 
+def start_model_peer(description, prefix):
+    """The common start of a model family's peer (modernbert_peer.py, roberta_peer.py): its flags, the
+    versions printed, a Checker, the work directory (a temporary one, kept alive by the returned
+    handle, unless --work) and the bertpt runner. Returns (args, ck, work, bertpt, tmp)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--bertpt", required=True)
+    ap.add_argument("--shared-data", required=True)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--work")
+    args = ap.parse_args()
+
+    import torch
+    import transformers
+
+    torch.set_num_threads(args.threads)
+    transformers.logging.set_verbosity_error()
+    print(f"transformers {transformers.__version__}, torch {torch.__version__}")
+    tmp = None if args.work else tempfile.TemporaryDirectory(prefix=prefix)
+    work = args.work or tmp.name
+    os.makedirs(work, exist_ok=True)
+    return args, Checker(), work, Bertpt(args.bertpt, args.threads), tmp
+
+
 def load_state(path):
     from safetensors.torch import load_file
 

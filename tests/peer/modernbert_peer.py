@@ -22,17 +22,15 @@ a time in transformers); `bertpt embed` equals ModernBertModel's mean-pooled hid
 Usage: modernbert_peer.py --bertpt BIN --shared-data DIR. Exit 0 when every check passes, else 1.
 """
 
-import argparse
 import json
 import math
 import os
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hf_to_bertpt import (Bertpt, Checker, compare_fill_mask, guarded, hf_fill_mask, hf_mlm_eval,  # noqa: E402
+from hf_to_bertpt import (start_model_peer, compare_fill_mask, guarded, hf_fill_mask, hf_mlm_eval,  # noqa: E402
                           load_hf, make_corpus, max_param_delta, sms_spam, spread_weights, write_jsonl)
 
 # Longer than the windows below (8 and 16 tokens), with masks near both ends.
@@ -273,25 +271,7 @@ def check_embed(bertpt, d, work, ck):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bertpt", required=True)
-    ap.add_argument("--shared-data", required=True)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--tol", type=float, default=1e-4)
-    ap.add_argument("--work")
-    args = ap.parse_args()
-
-    import torch
-    import transformers
-
-    torch.set_num_threads(args.threads)
-    transformers.logging.set_verbosity_error()
-    print(f"transformers {transformers.__version__}, torch {torch.__version__}")
-    ck = Checker()
-    tmp = None if args.work else tempfile.TemporaryDirectory(prefix="modernbert-peer-")
-    work = args.work or tmp.name
-    os.makedirs(work, exist_ok=True)
-    bertpt = Bertpt(args.bertpt, args.threads)
+    args, ck, work, bertpt, tmp = start_model_peer(__doc__.split("\n\n")[0], "modernbert-peer-")  # noqa: F841 (tmp: keeps work)
 
     corpus = make_corpus(args.shared_data, work, wiki_bytes=200_000)
     tok_dir, data = os.path.join(work, "tok"), os.path.join(work, "data")

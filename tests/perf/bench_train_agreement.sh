@@ -30,16 +30,10 @@ print(statistics.median(r["tokens_per_sec"] for r in records[1:]))' "$T/run$1/me
 # within a minute), and noise only ever slows a run down, so each side's fastest run is the closest
 # to what the machine does. (fail exits only the $(...) subshell: a failed run ends the test here,
 # not as a missing number.)
-b=$(bench) || exit 1
-benches=("$b")
-trains=()
-for round in 1 2 3; do
-  t=$(train "$round") || exit 1
-  b=$(bench) || exit 1
-  trains+=("$t")
-  benches+=("$b")
-done
-python3 - "${trains[*]}" "${benches[*]}" <<'PY' || fail "bench and train disagree by more than 10%"
+# A check that fails after three rounds gets three more (a slow spell can outlast a round): the fastest
+# of all six are compared, against the same 10%.
+agree() {
+  python3 - "${trains[*]}" "${benches[*]}" <<'PY'
 import statistics, sys
 trains, benches = ([float(x) for x in arg.split()] for arg in sys.argv[1:3])
 train, bench = max(trains), max(benches)
@@ -50,4 +44,23 @@ print(f"bert-mini fp32, 8 x 128, 2 threads: train {train:,.0f} tokens/s (fastest
       f"{statistics.median(trains):,.0f} / {statistics.median(benches):,.0f}")
 sys.exit(0 if 0.9 <= ratio <= 1.1 else 1)
 PY
+}
+rounds() {  # rounds FIRST LAST: bench and train alternating
+  local round t b
+  for ((round = $1; round <= $2; ++round)); do
+    t=$(train "$round") || exit 1
+    b=$(bench) || exit 1
+    trains+=("$t")
+    benches+=("$b")
+  done
+}
+b=$(bench) || exit 1
+benches=("$b")
+trains=()
+rounds 1 3
+if ! agree; then
+  echo "three more rounds" >&2
+  rounds 4 6
+  agree || fail "bench and train disagree by more than 10%"
+fi
 pass "bench's tokens/s and train's agree within 10% on the same shapes"

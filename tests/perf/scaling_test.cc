@@ -92,10 +92,20 @@ TEST(CostCli, ScaleNodesProjectsFromABenchFile) {
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("assumed: fp32 gradients 440.0 MB per step"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("50 GB/s (400 Gbit/s) per node between nodes"), std::string::npos) << table.out;
-  // Without --scale-nodes, a one-device bench priced as an 8-device instance says it is unscaled.
+  // Without --scale-nodes, a one-device bench priced as an 8-device instance scales perfectly, and
+  // says so: 8 x 80 seq/s, the job's hours and dollars at that rate.
   auto plain = run_bertpt("cost --bench " + shell_quote(d.file("bench.json")) + " --instance p4d.24xlarge");
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  EXPECT_NE(plain.out.find("assumed: the 1-device throughput"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("assumed: perfect scaling of the 1-device throughput"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("(80.0 seq/s) to 8 devices"), std::string::npos) << plain.out;
+  auto plain_json = run_bertpt("cost --json --bench " + shell_quote(d.file("bench.json")) +
+                               " --instance p4d.24xlarge --instance p4d.24xlarge*2");
+  ASSERT_EQ(plain_json.exit_code, 0) << plain_json.err;
+  const auto pj = nlohmann::json::parse(plain_json.out);
+  EXPECT_NEAR(pj["rows"][0]["seq_per_sec"].get<double>(), 8 * 80.0, 1e-9);
+  EXPECT_NEAR(pj["rows"][0]["hours"].get<double>(), 1e6 * 256 / (8 * 80.0) / 3600, 1e-9);
+  EXPECT_NEAR(pj["rows"][1]["seq_per_sec"].get<double>(), 16 * 80.0, 1e-9);
+  EXPECT_NEAR(pj["rows"][1]["dollars"].get<double>(), pj["rows"][0]["dollars"].get<double>(), 1e-6);
   // A bench file of an older bertpt (no gradient_bytes) is a clear error.
   write_file(d.file("old.json"), R"({"seq_per_sec": 80.0, "seq_len": 512})");
   auto old = run_bertpt("cost --bench " + shell_quote(d.file("old.json")) + " --scale-nodes 2 --price-per-hour 1");

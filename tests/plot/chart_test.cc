@@ -4,7 +4,10 @@
 #include <cairo.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "common/test_util.h"
@@ -105,6 +108,68 @@ TEST(Chart, NeighbouringTickLabelsDiffer) {
   EXPECT_EQ(tick_label(1.2e-5, 2e-6), "1.2e-05");
   EXPECT_EQ(tick_label(0.5, 0.1), "0.5");
   EXPECT_EQ(tick_label(20000, 5000), "20k");
+}
+
+TEST(Chart, StepTicksAreWholeSteps) {
+  // A run of one step (one record): the axis is around step 1, with whole steps as ticks.
+  const StepAxis one = step_axis(1, 1);
+  EXPECT_LE(one.lo, 1.0);
+  EXPECT_GE(one.hi, 1.0);
+  EXPECT_LT(one.lo, one.hi);
+  ASSERT_GE(one.ticks.size(), 2u);
+  for (double t : one.ticks) EXPECT_EQ(t, std::round(t)) << "a fractional step tick";
+  EXPECT_NE(std::find(one.ticks.begin(), one.ticks.end(), 1.0), one.ticks.end());
+  for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{{1, 2}, {1, 3}, {0, 4}, {5, 7}}) {
+    const StepAxis a = step_axis(lo, hi);
+    EXPECT_GE(a.step, 1.0) << lo << ".." << hi;
+    for (double t : a.ticks) EXPECT_EQ(t, std::round(t)) << lo << ".." << hi;
+    EXPECT_FALSE(a.ticks.empty());
+  }
+  // Long runs keep their round ticks.
+  const StepAxis long_run = step_axis(10, 1000);
+  EXPECT_EQ(long_run.step, 200);
+  EXPECT_EQ(long_run.ticks, (std::vector<double>{200, 400, 600, 800, 1000}));
+}
+
+// The columns left of panel `b`'s y axis that hold ink (dark grey pixels: text, not the curves' colours)
+// between its top and bottom, grouped into runs of columns less than 4 apart (the gaps between glyphs):
+// the tick labels (right-aligned next to the axis) and the rotated title.
+std::vector<std::pair<int, int>> ink_left_of_axis(const std::string& png, const PanelBox& b) {
+  cairo_surface_t* s = cairo_image_surface_create_from_png(png.c_str());
+  EXPECT_EQ(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+  const unsigned char* data = cairo_image_surface_get_data(s);
+  const int stride = cairo_image_surface_get_stride(s);
+  std::vector<std::pair<int, int>> runs;  // [first, last] columns, right to left
+  for (int x = int(b.x) - 4; x > int(b.x) - 100; --x) {
+    bool ink = false;
+    for (int y = int(b.y) - 6; y < int(b.y + b.h) + 6 && !ink; ++y) {
+      const unsigned char* px = data + y * stride + 4 * x;  // B, G, R, X
+      ink = (px[0] + px[1] + px[2]) / 3 < 160 && std::abs(px[0] - px[2]) < 30;
+    }
+    if (!ink) continue;
+    if (!runs.empty() && runs.back().first - x < 4) runs.back().first = x;
+    else runs.emplace_back(x, x);
+  }
+  cairo_surface_destroy(s);
+  return runs;
+}
+
+TEST(Chart, LongLearningRateTickLabelsDoNotRunIntoTheAxisTitle) {
+  TempDir tmp;
+  RunCurves c;
+  c.label = "lr";
+  c.source = "bertpt";
+  // Ticks 5e-9 apart around 1.2345e-05: labels of ten characters ("1.2345e-05").
+  for (int i = 1; i <= 50; ++i) c.learning_rate.emplace_back(i, 1.2345e-5 + 4e-10 * i);
+  ChartOptions o;
+  write_chart({c}, o, tmp.file("lr.png"));
+  EXPECT_EQ(tick_label(1.2345e-5, 5e-9), "1.2345e-05");
+  const auto ink = ink_left_of_axis(tmp.file("lr.png"), panel_box(o, 1, 3));
+  // Two separate runs of columns: the labels next to the axis, then a gap, then the title.
+  ASSERT_GE(ink.size(), 2u) << "the tick labels and the axis title touch";
+  EXPECT_GT(ink[0].second - ink[0].first, 45) << "the labels are long";
+  // The title still fits in the chart's gap between panels.
+  EXPECT_GT(ink.back().first, int(panel_box(o, 1, 2).x + panel_box(o, 1, 2).w) + 2);
 }
 
 TEST(Chart, WritesSvgAndRefusesBadSmoothing) {

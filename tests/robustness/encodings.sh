@@ -107,3 +107,17 @@ pass "mostly-invalid text is refused in one line (prepare leaves no dataset); --
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["config"]; assert c["encodings"] == ["latin1"], c' \
   "$T/data/manifest.json" || fail "the dataset does not record the encoding it was read in"
 pass "prepare records --encoding in the dataset's content config"
+
+# A binary file (an executable) is refused as one, naming where and what was found; the hint does not
+# send the user round the encodings, and with --encoding the message speaks of that encoding.
+bin=$(command -v ls)
+run "$BERTPT" corpus stats -i "$bin"
+expect_error 1 "$bin: this looks like a binary file, not UTF-8 text: an ELF executable header (7f 45 4c 46) at byte 0"
+[[ $ERR != *"--encoding"* && $ERR != *"UTF-16"* ]] || fail "the hint for a binary file names encodings: $ERR"
+for enc in UTF-16LE latin1; do
+  run "$BERTPT" corpus merge -i "$bin" --encoding "$enc" -o "$T/bin.jsonl"
+  expect_error 1 "$bin: this looks like a binary file, not $enc text: an ELF executable header" "decoded from $enc"
+  [[ $ERR != *"UTF-8"* ]] || fail "--encoding $enc: the error speaks of UTF-8: $ERR"
+  [[ ! -e $T/bin.jsonl ]] || fail "a refused merge left its output"
+done
+pass "an executable is refused as a binary file, in the encoding it was read in"

@@ -1,8 +1,19 @@
 #include "text/byte_source.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <functional>
+#include <future>
+#include <memory>
+#include <thread>
 
 #include "common/error.h"
+#include "common/stop_request.h"
 #include "common/test_util.h"
 
 namespace bertpt::text {
@@ -87,6 +98,67 @@ TEST(ByteSource, MissingFileNamesThePath) {
   } catch (const BadInput& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/bertpt/file.txt"), std::string::npos);
   }
+}
+
+// A FIFO is opened before its writer comes, as `cat` opens it, and read once the writer writes; a writer
+// that closes without writing gives an empty input.
+TEST(ByteSource, AFifoIsReadOnceItsWriterComes) {
+  TempDir dir;
+  const std::string fifo = dir.file("late-writer");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    write_file(fifo, "late\n");
+  });
+  EXPECT_EQ(read_all(fifo), "late\n");
+  writer.join();
+  std::thread silent([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::close(::open(fifo.c_str(), O_WRONLY));
+  });
+  EXPECT_EQ(read_all(fifo), "");
+  silent.join();
+}
+
+// `open` waits for its input on another thread; a stop request (what the CLI's SIGINT/SIGTERM handler
+// makes) must end that wait within a few seconds with Interrupted naming `path` and `waiting`. `release`
+// unblocks a wait that a stop request did not end, so that a failing test fails instead of hanging.
+void expect_stop_ends_wait(const std::function<std::unique_ptr<ByteSource>()>& open,
+                           const std::function<void()>& release, const std::string& path, const std::string& waiting) {
+  clear_stop_request();
+  auto opened = std::async(std::launch::async, open);
+  EXPECT_EQ(opened.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout) << "it did not wait";
+  request_stop(SIGTERM);
+  const bool ended = opened.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  if (!ended) release();
+  clear_stop_request();
+  ASSERT_TRUE(ended) << "a stop request did not end the wait for " << path;
+  try {
+    opened.get();
+    FAIL() << "no Interrupted for " << path;
+  } catch (const Interrupted& e) {
+    EXPECT_EQ(e.signal(), SIGTERM);
+    EXPECT_NE(std::string(e.what()).find(waiting + path), std::string::npos) << e.what();
+  }
+}
+
+TEST(ByteSource, AStopRequestEndsTheWaitForAFifosWriter) {
+  TempDir dir;
+  const std::string fifo = dir.file("no-writer");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_stop_ends_wait([&] { return open_byte_source(fifo); },
+                        [&] { ::close(::open(fifo.c_str(), O_WRONLY | O_NONBLOCK)); }, fifo, "waiting for input from ");
+}
+
+TEST(ByteSource, AStopRequestEndsTheWaitForMoreInputFromAStream) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_EQ(::write(fds[1], "abc", 3), 3);  // less than the sniffed head: the open reads on, and waits
+  const std::string path = "/dev/fd/" + std::to_string(fds[0]);
+  expect_stop_ends_wait([&] { return open_byte_source(path); }, [&] { ::close(fds[1]), fds[1] = -1; }, path,
+                        "waiting for more input from ");
+  if (fds[1] >= 0) ::close(fds[1]);
+  ::close(fds[0]);
 }
 
 }  // namespace

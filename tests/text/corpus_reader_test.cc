@@ -204,6 +204,99 @@ TEST(CorpusReader, MostlyInvalidTextIsRefusedUnlessRepairIsAsked) {
   EXPECT_EQ(read_corpus(opts({d.file("fine.txt")})).total.invalid_utf8, 1u);
 }
 
+BadInput bad_input_of(CorpusOptions o) {
+  try {
+    read_corpus(std::move(o));
+  } catch (const BadInput& e) {
+    return e;
+  }
+  return BadInput("no error");
+}
+
+// 100 KB of machine code and tables: NUL bytes everywhere, not UTF-16/32 text, after `header`.
+std::string binary_file(const std::string& header) {
+  std::string bytes = header;
+  uint32_t x = 7;
+  while (bytes.size() < 100000) {
+    x = x * 1103515245 + 12345;
+    bytes.push_back((x >> 16) % 3 == 0 ? '\0' : char(x >> 20));
+  }
+  return bytes;
+}
+
+// A binary file is refused as one, naming it, where and what was found — not sent to --encoding
+// UTF-16LE and back; with --encoding given, the message speaks of that encoding, not of UTF-8.
+TEST(CorpusReader, BinaryFileIsRefusedAsBinaryWhateverTheEncoding) {
+  TempDir d;
+  write_file(d.file("ls"), binary_file("\x7f"
+                                       "ELF\x02\x01\x01"));
+  for (const std::string encoding : {"", "UTF-16LE", "latin1", "utf-8"}) {
+    CorpusOptions o = opts({d.file("ls")});
+    if (!encoding.empty()) o.encodings = {encoding};
+    const std::string named = encoding.empty() || encoding == "utf-8" ? "UTF-8" : encoding;
+    const BadInput e = bad_input_of(o);
+    const std::string what = e.what();
+    EXPECT_TRUE(what.starts_with(d.file("ls") + ": this looks like a binary file, not " + named +
+                                 " text: an ELF executable header (7f 45 4c 46) at byte 0; "))
+        << what;
+    if (named != "UTF-8") {
+      EXPECT_EQ(what.find("UTF-8"), std::string::npos) << what;
+    }
+    EXPECT_EQ(e.hint().find("--encoding"), std::string::npos) << e.hint();
+    EXPECT_NE(e.hint().find("text files only"), std::string::npos) << e.hint();
+  }
+
+  // No known header: the first NUL byte, and where; compressed: in the decompressed data.
+  const std::string junk = binary_file("a line of text\n\x01\x02");
+  write_file(d.file("junk.bin"), junk);
+  write_file(d.file("junk.bin.gz"), compress(junk, "gzip"));
+  EXPECT_TRUE(error_of(opts({d.file("junk.bin")}))
+                  .starts_with(d.file("junk.bin") +
+                               ": this looks like a binary file, not UTF-8 text: a NUL byte at byte " +
+                               std::to_string(junk.find('\0')) + "; "))
+      << error_of(opts({d.file("junk.bin")}));
+  EXPECT_NE(error_of(opts({d.file("junk.bin.gz")}))
+                .find("a NUL byte at byte " + std::to_string(junk.find('\0')) + " of its decompressed data"),
+            std::string::npos)
+      << error_of(opts({d.file("junk.bin.gz")}));
+
+  // --skip-bad-files gives it up as any other file that cannot be read, saying why, and goes on.
+  write_file(d.file("ok.txt"), "a document\n");
+  CorpusOptions skip = opts({d.file("ls"), d.file("ok.txt")});
+  skip.skip_bad_files = true;
+  WarningCapture warnings;
+  EXPECT_EQ(read_corpus(skip).docs.back(), "a document");
+  ASSERT_EQ(warnings.messages().size(), 1u);
+  EXPECT_NE(warnings.messages()[0].find("this looks like a binary file"), std::string::npos) << warnings.messages()[0];
+}
+
+// Text refused in the encoding it was read in: the message names that encoding; the hint names the
+// UTF-16/32 the bytes read in, or asks whether the given encoding is the file's.
+TEST(CorpusReader, TextInAnotherEncodingNamesTheOneItWasReadIn) {
+  TempDir d;
+  std::string utf16;  // UTF-16BE without a byte-order mark
+  for (char c : std::string(20000, 'x') + "\n") utf16 += std::string{'\0', c};
+  write_file(d.file("u16be.txt"), utf16);
+  CorpusOptions o = opts({d.file("u16be.txt")});
+  BadInput e = bad_input_of(o);
+  EXPECT_TRUE(std::string(e.what()).ends_with("this is not UTF-8 text")) << e.what();
+  EXPECT_NE(e.hint().find("it reads as UTF-16BE: pass --encoding UTF-16BE"), std::string::npos) << e.hint();
+  o.encodings = {"latin1"};
+  e = bad_input_of(o);
+  EXPECT_NE(std::string(e.what()).find(" bytes of text decoded from latin1 ("), std::string::npos) << e.what();
+  EXPECT_TRUE(std::string(e.what()).ends_with("this is not latin1 text")) << e.what();
+  EXPECT_NE(e.hint().find("--encoding UTF-16BE"), std::string::npos) << e.hint();
+
+  std::string latin1;
+  for (int i = 0; i < 3000; ++i) latin1 += "Le caf\xE9 \xE0 c\xF4t\xE9.\n";
+  write_file(d.file("latin1.txt"), latin1);
+  o = opts({d.file("latin1.txt")});
+  o.encodings = {"shift_jis"};
+  e = bad_input_of(o);
+  EXPECT_TRUE(std::string(e.what()).ends_with("this is not shift_jis text")) << e.what();
+  EXPECT_NE(e.hint().find("is shift_jis its encoding?"), std::string::npos) << e.hint();
+}
+
 TEST(CorpusReader, Utf16FileWithMarkAndCrlfEqualsItsUtf8Twin) {
   TempDir d;
   write_file(d.file("u8.txt"), "première ligne\r\nsecond ✓\r\n");

@@ -71,18 +71,27 @@ TEST(HfFiles, SavedCompanionFiles) {
 
 TEST(HfFiles, CleanUpTokenizationSpacesFromTokenizerConfig) {
   TempDir dir;
-  EXPECT_TRUE(clean_up_tokenization_spaces(dir.path()));  // no tokenizer_config.json: BERT's default
+  EXPECT_FALSE(clean_up_tokenization_spaces(dir.path(), "WordPiece"));  // no tokenizer_config.json: transformers 5's
   save_bert_tokenizer(dir.path(), kVocab, NormalizerOptions{});
-  EXPECT_TRUE(clean_up_tokenization_spaces(dir.path()));  // ours say true, like BertTokenizerFast
+  EXPECT_TRUE(clean_up_tokenization_spaces(dir.path(), "WordPiece"));  // ours say true, like BertTokenizerFast
   write_file(dir.file("tokenizer_config.json"), R"({"clean_up_tokenization_spaces": false})");
-  EXPECT_FALSE(clean_up_tokenization_spaces(dir.path()));
+  EXPECT_FALSE(clean_up_tokenization_spaces(dir.path(), "WordPiece"));
   write_file(dir.file("tokenizer_config.json"), R"({"do_lower_case": true})");
-  EXPECT_TRUE(clean_up_tokenization_spaces(dir.path()));
+  EXPECT_FALSE(clean_up_tokenization_spaces(dir.path(), "WordPiece"));  // absent: false
+  // A BPE model is not cleaned up (transformers 5 ignores the setting for BPE), unless forced.
+  write_file(dir.file("tokenizer_config.json"), R"({"clean_up_tokenization_spaces": true})");
+  EXPECT_TRUE(clean_up_tokenization_spaces(dir.path(), "Unigram"));
+  EXPECT_FALSE(clean_up_tokenization_spaces(dir.path(), "BPE"));
+  write_file(dir.file("tokenizer_config.json"),
+             R"({"clean_up_tokenization_spaces": true,
+                 "clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output": true})");
+  EXPECT_TRUE(clean_up_tokenization_spaces(dir.path(), "BPE"));
   write_file(dir.file("tokenizer_config.json"), R"({"clean_up_tokenization_spaces": "yes"})");
-  EXPECT_NE(error_of([&] { clean_up_tokenization_spaces(dir.path()); }).find("clean_up_tokenization_spaces"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { clean_up_tokenization_spaces(dir.path(), "WordPiece"); }).find("clean_up_tokenization_spaces"),
+      std::string::npos);
   write_file(dir.file("tokenizer_config.json"), "{not json");
-  EXPECT_NE(error_of([&] { clean_up_tokenization_spaces(dir.path()); }).find("tokenizer_config.json"),
+  EXPECT_NE(error_of([&] { clean_up_tokenization_spaces(dir.path(), "WordPiece"); }).find("tokenizer_config.json"),
             std::string::npos);
 }
 
