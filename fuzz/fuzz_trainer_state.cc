@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const std::string path = "fuzz/trainer_state.json";
   try {
-    const nlohmann::json s = bertpt::engine::parse_trainer_state(text, path, {"data_position", "config"});
+    const nlohmann::json s = bertpt::engine::parse_trainer_state(text, path, {"data_position", "options"});
     if (!s["step"].is_number_integer() || !s["optimizer_steps"].is_number_integer()) std::abort();
     const bertpt::JsonFields f(s, path);
     (void)f.i64("step");

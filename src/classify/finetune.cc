@@ -1,37 +1,28 @@
 #include "classify/finetune.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <utility>
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
 #include "classify/classify.h"
+#include "classify/finetune_model.h"
 #include "classify/finetune_task.h"
 #include "classify/sequence_task.h"
 #include "classify/token_task.h"
 #include "common/atomic_file.h"
-#include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/hash.h"
 #include "common/json_fields.h"
-#include "common/jsonl_log.h"
-#include "engine/adamw.h"
-#include "engine/batch_dump.h"
-#include "engine/collectives.h"
-#include "engine/device.h"
+#include "engine/driver.h"
 #include "engine/lr_schedule.h"
 #include "engine/model_card.h"
-#include "engine/precision.h"
+#include "engine/resumed_options.h"
 #include "engine/run_checkpoint.h"
-#include "engine/run_log.h"
-#include "engine/step_runner.h"
 #include "engine/training_run.h"
 #include "model/architecture.h"
 #include "model/checkpoint.h"
@@ -65,93 +56,49 @@ uint64_t dropout_seed(uint64_t seed, int64_t step, int rank, int64_t micro) {
   return micro == 0 ? s : mix64(s ^ uint64_t(micro));
 }
 
-using Message = std::function<void(const std::string&)>;
-
 FinetuneOptions validated(const FinetuneOptions& o) {
   o.validate();
   return o;
 }
 
-// --tokenizer, else the model directory's.
-std::string resolve_tokenizer_dir(const FinetuneOptions& o) {
-  if (!o.tokenizer.empty()) return o.tokenizer;
-  std::error_code ec;
-  if (!fs::is_directory(o.model, ec)) {
-    throw BadInput("--model " + o.model + " is not a checkpoint directory, so it has no tokenizer",
-                   "for a randomly initialised model (a preset), pass --tokenizer DIR");
-  }
-  if (!tokenizer::has_tokenizer_files(o.model)) {
-    throw BadInput("model directory " + o.model + " has no tokenizer (tokenizer.json or vocab.txt)",
-                   "pass --tokenizer DIR with the tokenizer the model was pre-trained with");
-  }
-  return o.model;
-}
-
-// A checkpoint's encoder with a new head, or a random initialisation from a preset; checked against
-// the tokenizer and --max-seq-len. `resuming`: the run's own checkpoint is loaded over it next, head
-// included, so no head is new.
-std::shared_ptr<model::Classifier> make_classifier(const FinetuneOptions& o, const tokenizer::Tokenizer& tok,
-                                                   const std::string& tok_dir, const FinetuneTask& task,
-                                                   model::BertConfig& config, bool resuming, const Message& message) {
-  at::manual_seed(o.seed);
-  std::error_code ec;
-  std::shared_ptr<model::Classifier> classifier;
-  const int64_t num_labels = task.num_labels();
-  if (fs::is_directory(o.model, ec)) {
-    model::LoadReport report;
-    classifier = task.per_token() ? model::load_token_classifier(o.model, num_labels, &config, &report)
-                                  : model::load_sequence_classifier(o.model, num_labels, &config, &report);
-    if (!report.missing.empty() && !resuming) {
-      message("initialised a new classification head (" + std::to_string(report.missing.size()) +
-              " tensors not in the checkpoint, e.g. " + report.missing.front() + ")");
-    }
-  } else {
-    config = model::resolve_model_config(o.model);
-    // A preset's vocabulary and pad id are the tokenizer's (as train takes the dataset's): RoBERTa counts
-    // its positions from the pad id, and the batches are padded with the tokenizer's.
-    config.vocab_size = int64_t(tok.vocab_size());
-    if (tok.special_ids().pad >= 0) config.pad_token_id = tok.special_ids().pad;
-    classifier = task.per_token() ? model::make_token_classifier(config, num_labels)
-                                  : model::make_sequence_classifier(config, num_labels);
-    message("random initialisation from " + o.model + " (no pre-training)");
-  }
-  if (config.vocab_size != int64_t(tok.vocab_size())) {
-    throw BadInput("vocabulary mismatch: the model has vocab_size " + std::to_string(config.vocab_size) +
-                       " but the tokenizer " + tok_dir + " has " + std::to_string(tok.vocab_size()),
-                   "fine-tune with the tokenizer the model was pre-trained with");
-  }
-  // RoBERTa's positions start at pad_token_id + 1: 514 of them hold 512 tokens.
-  if (o.max_seq_len > config.max_sequence_length()) {
-    throw BadInput("--max-seq-len " + std::to_string(o.max_seq_len) + " exceeds the " +
-                   std::to_string(config.max_sequence_length()) + " tokens the model's max_position_embeddings " +
-                   std::to_string(config.max_position_embeddings) + " hold");
-  }
-  return classifier;
-}
-
-// One fine-tuning run: the epoch loop around a task (classify/finetune_task.h) — evaluation per
-// epoch, best/, checkpoints and the report — with the optimizer step itself in engine::StepRunner.
-// Every epoch is ceil(N / global batch) steps; with several ranks the last batch is filled up from
-// the epoch's start (as torch's DistributedSampler pads), so every rank has the same number of examples.
-class Finetuning {
+// Fine-tuning as a task of the training driver (engine/driver.h): epochs of ceil(N / global batch)
+// steps around a FinetuneTask (classify/finetune_task.h), evaluation at each epoch's end, best/, a
+// checkpoint per epoch and the report. With several ranks the last batch is filled up from the epoch's
+// start (as torch's DistributedSampler pads), so every rank has the same number of examples.
+class Finetuning : public engine::TrainingTask {
  public:
-  Finetuning(const FinetuneOptions& options, const FinetuneHooks& hooks);
-  FinetuneResult run();
+  Finetuning(const FinetuneOptions& options, const FinetuneHooks& hooks, engine::TrainingRun& run);
+  const FinetuneResult& result() const { return result_; }
+
+  std::vector<std::string> state_fields() const override {
+    return {"task", "epoch_loss", "history", "best_score", "best_epoch"};
+  }
+  void check_resume(const engine::ResumePoint& from) const override;
+  std::vector<std::string> earlier_outputs() const override { return {"best", "results.json"}; }
+  std::string earlier_run() const override { return "a fine-tuned model or an unfinished run"; }
+  void build(const engine::ResumePoint& from) override;
+  int64_t restore(const engine::ResumePoint& from) override;
+  engine::StepSettings step_settings() const override;
+  void clear_outputs(bool resuming) override;
+  nlohmann::json model_config() const override { return nlohmann::json::parse(config_.to_json()); }
+  void begin() override;
+  int64_t total_steps() const override { return schedule_.total; }
+  engine::TaskStep next_step(int64_t step) override;
+  void log(int64_t step, const engine::StepInterval& interval) override;
+  void end_period(int64_t step, bool stopping) override;
+  bool saves_after(int64_t step) const override { return step % steps_per_epoch_ == 0 && step < schedule_.total; }
+  engine::TaskCheckpoint checkpoint() const override { return {model_.get(), config_, tok_dir_, 1}; }
+  nlohmann::json trainer_state() const override;
+  std::string model_card() const override { return model_card(nullptr); }
+  void saved(int64_t /*step*/, const std::string& path) override { result_.checkpoint = path; }
+  void finish(int64_t step, bool stopped) override;
 
  private:
-  void build_model();
-  void restore(const std::string& checkpoint_dir);
-  engine::StepSettings step_settings() const;
-  void open_output_directory();
-  // Trains the rest of the epoch; false when a signal stopped it before its last step.
-  bool train_epoch(int64_t epoch, double& epoch_loss);
-  nlohmann::json trainer_state(double epoch_loss) const;
-  std::string save(double epoch_loss);
   std::string model_card(const nlohmann::json& report) const;
   // The training examples of step `s` of an epoch in `order` (the global batch, before its split into
   // ranks and micro-batches).
   std::vector<size_t> global_batch(const std::vector<size_t>& order, int64_t s) const;
-  engine::MicroForward classify_forward(const std::vector<size_t>& batch);
+  engine::MicroForward classify_forward();
   bool evaluate_epoch(int64_t epoch, double loss_sum, double seconds);
   void save_best(int64_t epoch);
   nlohmann::json report(std::vector<SplitReport>& splits);
@@ -163,7 +110,7 @@ class Finetuning {
 
   const FinetuneOptions o_;
   const FinetuneHooks& hooks_;
-  engine::TrainingRun run_;  // the process, OUT, the optimizer and the step (engine/training_run.h)
+  engine::TrainingRun& run_;  // the process, OUT, the optimizer and the step (engine/training_run.h)
   const std::string tok_dir_;
   const tokenizer::Tokenizer tok_;
   const std::unique_ptr<FinetuneTask> task_;
@@ -178,15 +125,18 @@ class Finetuning {
   nlohmann::json history_ = nlohmann::json::array();
   double best_score_ = -1;
   int64_t best_epoch_ = 0;
-  std::string resume_dir_;
-  double resumed_epoch_loss_ = 0;  // the training loss of the resumed epoch's steps before the checkpoint
-  bool stop_ = false;              // the ranks agreed to stop (a signal)
+  int64_t order_epoch_ = 0;            // the epoch order_ is of
+  std::vector<size_t> order_, batch_;  // the epoch's example order; the current step's global batch
+  double epoch_loss_ = 0;              // the training loss of the epoch's steps so far (a resumed one's included)
+  Clock::time_point epoch_started_;
+  Clock::time_point started_;
+  FinetuneResult result_;
 };
 
-Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hooks)
-    : o_(validated(options)),
+Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hooks, engine::TrainingRun& run)
+    : o_(options),
       hooks_(hooks),
-      run_(engine::run_spec_of(o_), hooks),
+      run_(run),
       tok_dir_(resolve_tokenizer_dir(options)),
       tok_(tokenizer::load_tokenizer(tok_dir_)),
       task_(make_finetune_task(options, tok_)),
@@ -194,11 +144,6 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
   message(task_->data_summary());
   out_ = fs::path(o_.output_dir);
   best_dir_ = out_ / "best";
-  // One fine-tuning per OUT directory at a time; taken before an earlier run's files may be removed.
-  run_.lock_output_dir();
-  resume_dir_ = run_.find_resume_checkpoint();
-  run_.claim_output_dir(!resume_dir_.empty(), {"best", "results.json"}, "a fine-tuned model or an unfinished run");
-  build_model();
   n_ = task_->train_size();
   global_batch_ = o_.per_device_batch_size * o_.grad_accum * run_.world();
   steps_per_epoch_ = (n_ + global_batch_ - 1) / global_batch_;
@@ -206,9 +151,6 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
   schedule_ = {engine::LrScheduleKind::Linear, o_.learning_rate,
                int64_t(std::ceil(o_.warmup_ratio * double(total_steps))), total_steps};
   logging_steps_ = o_.logging_steps > 0 ? o_.logging_steps : engine::auto_logging_steps(total_steps, 50);
-  if (!resume_dir_.empty()) restore(resume_dir_);
-  else run_.start_steps(step_settings());
-  open_output_directory();
   classify_options_.batch_size = o_.eval_batch_size;
   classify_options_.device = run_.device().str();
   // Evaluation in fp32 whatever --precision trains in, as predict evaluates: a regression head's outputs
@@ -217,13 +159,14 @@ Finetuning::Finetuning(const FinetuneOptions& options, const FinetuneHooks& hook
   classify_options_.pad_id = std::max<int64_t>(0, tok_.special_ids().pad);
 }
 
-void Finetuning::build_model() {
-  model_ = make_classifier(o_, tok_, tok_dir_, *task_, config_, !resume_dir_.empty(),
+// The checkpoint's encoder and head; resuming, the run's own weights over them.
+void Finetuning::build(const engine::ResumePoint& from) {
+  model_ = make_classifier(o_, tok_, tok_dir_, *task_, config_, !from.empty(),
                            [this](const std::string& m) { message(m); });
   task_->describe(config_);
-  if (!resume_dir_.empty()) {
+  if (!from.empty()) {
     at::NoGradGuard no_grad;
-    model::load_safetensors(*model_, (fs::path(resume_dir_) / "model.safetensors").string());
+    model::load_safetensors(*model_, (fs::path(from.dir) / "model.safetensors").string());
   }
   model_->to(run_.device());
   model_->train();
@@ -236,15 +179,12 @@ engine::StepSettings Finetuning::step_settings() const {
   });
 }
 
-// OUT: the effective config and a fresh metrics.jsonl (a resumed run keeps the records up to its
-// checkpoint, and best/); an earlier fine-tuned model was refused or cleared by claim_output_dir.
-void Finetuning::open_output_directory() {
-  if (run_.main()) {
-    std::error_code ec;
-    if (resume_dir_.empty()) fs::remove_all(best_dir_, ec);
-    fs::remove(out_ / "results.json", ec);
-  }
-  run_.open_run_log(step_, nlohmann::json::parse(config_.to_json()));
+// OUT: a new run starts without best/; results.json is written again at the end. An earlier fine-tuned
+// model was refused or cleared by the driver's claim of OUT.
+void Finetuning::clear_outputs(bool resuming) {
+  std::error_code ec;
+  if (!resuming) fs::remove_all(best_dir_, ec);
+  fs::remove(out_ / "results.json", ec);
 }
 
 // What a resumed run must share with the one it continues: everything that defines the result (the
@@ -254,37 +194,37 @@ nlohmann::json resume_fingerprint(nlohmann::json options) {
   return options;
 }
 
-// The optimizer, counters, history and position of the checkpoint (its weights were loaded with the
-// model, before the ranks synchronised them).
-void Finetuning::restore(const std::string& dir) {
-  const nlohmann::json state = engine::read_trainer_state(dir, {"task", "options", "epoch_loss", "history",
-                                                                "best_score", "best_epoch", "skipped_steps",
-                                                                "consecutive_nonfinite_steps"});
-  if (state["task"] != "finetune" || resume_fingerprint(state["options"]) != resume_fingerprint(o_.to_json())) {
-    throw BadInput("cannot resume " + dir + ": it is not a checkpoint of a fine-tuning run with these options",
+void Finetuning::check_resume(const engine::ResumePoint& from) const {
+  if (from.state["task"] != "finetune" ||
+      resume_fingerprint(engine::options_in_state(from.state, from.dir)) != resume_fingerprint(o_.to_json())) {
+    throw BadInput("cannot resume " + from.dir + ": it is not a checkpoint of a fine-tuning run with these options",
                    "resume with the options of the interrupted run (its run_config.json), or start afresh with "
                    "--overwrite-output-dir");
   }
+}
+
+// The history and position of the checkpoint (its weights were loaded with the model, before the
+// ranks synchronised them; the driver restores the optimizer).
+int64_t Finetuning::restore(const engine::ResumePoint& from) {
+  if (from.empty()) return 0;
   // A field of the wrong type names the file and the field (common/json_fields.h).
-  const JsonFields f(state, dir + "/trainer_state.json", "", "the checkpoint is corrupt; resume from another");
+  const JsonFields f(from.state, from.dir + "/trainer_state.json", "",
+                     "the checkpoint is corrupt; resume from another");
   step_ = f.i64("step");
   history_ = f.array("history");
   best_score_ = f.number("best_score");
   best_epoch_ = f.i64("best_epoch");
-  resumed_epoch_loss_ = f.number("epoch_loss");
-  run_.start_steps(step_settings(), dir, state);
-  message("resuming " + dir + " at step " + std::to_string(step_) + " of " + std::to_string(schedule_.total));
+  epoch_loss_ = f.number("epoch_loss");
+  message("resuming " + from.dir + " at step " + std::to_string(step_) + " of " + std::to_string(schedule_.total));
+  return step_;
 }
 
-nlohmann::json Finetuning::trainer_state(double epoch_loss) const {
+nlohmann::json Finetuning::trainer_state() const {
   return {{"task", "finetune"},
-          {"options", o_.to_json()},  // all of them, as train's "config": a resume keeps those not given
-          {"epoch_loss", epoch_loss},
+          {"epoch_loss", epoch_loss_},
           {"history", history_},
           {"best_score", best_score_},
           {"best_epoch", best_epoch_},
-          {"skipped_steps", run_.runner().skipped_steps()},
-          {"consecutive_nonfinite_steps", run_.runner().consecutive_bad_steps()},
           {"rng", "example order permutation(seed, epoch); dropout hash(seed, step, rank, micro_step)"}};
 }
 
@@ -337,35 +277,63 @@ std::string Finetuning::model_card(const nlohmann::json& report) const {
   return engine::render_model_card(card);
 }
 
-// OUT/checkpoint-STEP, replacing the previous one. Returns its path.
-std::string Finetuning::save(double epoch_loss) {
-  return run_.save_checkpoint(
-      step_, *model_, config_, [&] { return trainer_state(epoch_loss); }, tok_dir_,
-      [this] { return model_card(nullptr); }, 1);
-}
-
-FinetuneResult Finetuning::run() {
-  const auto t_start = Clock::now();
+void Finetuning::begin() {
   message("training: " + std::to_string(o_.epochs) + " epochs x " + std::to_string(steps_per_epoch_) +
           " steps, global batch " + std::to_string(global_batch_) + " (" + std::to_string(o_.per_device_batch_size) +
           (o_.grad_accum > 1 ? " x " + std::to_string(o_.grad_accum) + " accumulated" : "") + " x " +
           std::to_string(run_.world()) + " ranks), lr " + std::to_string(o_.learning_rate) + ", warmup " +
           std::to_string(schedule_.warmup) + " steps, " + o_.precision + " on " + run_.device().str());
-  FinetuneResult result;
-  result.best_dir = best_dir_.string();
-  for (int64_t epoch = step_ / steps_per_epoch_ + 1; epoch <= o_.epochs; ++epoch) {
-    const auto t_epoch = Clock::now();
-    double loss_sum = std::exchange(resumed_epoch_loss_, 0.0);
-    const bool epoch_done = train_epoch(epoch, loss_sum);
-    if (epoch_done) evaluate_epoch(epoch, loss_sum, seconds_since(t_epoch));
-    if (stop_ && (!epoch_done || epoch < o_.epochs)) {  // a stop at the very last step just finishes
-      result.interrupted = true;
-      result.checkpoint = save(epoch_done ? 0.0 : loss_sum);
-      message("stopped by a signal after step " + std::to_string(step_) + "; continue with --resume auto");
-      return result;
-    }
-    if (epoch < o_.epochs) save(0.0);
-  }
+  result_.best_dir = best_dir_.string();
+  started_ = epoch_started_ = Clock::now();
+}
+
+// The global batch of step `step` in its epoch's example order.
+engine::TaskStep Finetuning::next_step(int64_t step) {
+  step_ = step;
+  const int64_t epoch = step / steps_per_epoch_ + 1, s = step % steps_per_epoch_;
+  if (epoch != order_epoch_) order_ = epoch_order(size_t(n_), o_.seed, epoch), order_epoch_ = epoch;
+  batch_ = global_batch(order_, s);
+  const int64_t count = int64_t(batch_.size());
+  engine::TaskStep next;
+  engine::StepInput& in = next.input;
+  in.step = step_;
+  // Micro-batches of per_device_batch_size; only a single process's last batch can need fewer.
+  in.micro_steps = std::min(o_.grad_accum, (count + o_.per_device_batch_size - 1) / o_.per_device_batch_size);
+  in.count = task_->loss_items(batch_);
+  in.lr = schedule_.at(step_);
+  in.log_step = (step_ + 1) % logging_steps_ == 0 || s == steps_per_epoch_ - 1;
+  in.read_back = in.log_step;
+  next.forward = classify_forward();
+  return next;
+}
+
+void Finetuning::log(int64_t step, const engine::StepInterval& iv) {
+  step_ = step;
+  const int64_t epoch = (step - 1) / steps_per_epoch_ + 1, s = (step - 1) % steps_per_epoch_;
+  epoch_loss_ += iv.loss_sum;
+  log({{"step", step},
+       {"max_steps", schedule_.total},
+       {"epoch", double(epoch - 1) + double(s + 1) / double(steps_per_epoch_)},
+       {"loss", iv.loss_sum / std::max(1.0, iv.count)},
+       {"learning_rate", iv.last_lr},
+       {"grad_norm", iv.last_grad_norm},
+       {"examples_per_sec", iv.count / std::max(1e-9, iv.seconds)}});
+}
+
+// An epoch's end: its evaluation (also when a signal stops the run after it).
+void Finetuning::end_period(int64_t step, bool /*stopping*/) {
+  step_ = step;
+  if (step % steps_per_epoch_ != 0) return;
+  evaluate_epoch(step / steps_per_epoch_, epoch_loss_, seconds_since(epoch_started_));
+  epoch_loss_ = 0;
+  epoch_started_ = Clock::now();
+}
+
+// The run's end: the best epoch's model evaluated on valid and test, results.json, the final card; the
+// checkpoints are no longer needed.
+void Finetuning::finish(int64_t /*step*/, bool stopped) {
+  result_.interrupted = stopped;
+  if (stopped) return;
   if (best_epoch_ == 0) {  // every epoch's metric on valid was NaN: the result is the last epoch, as without it
     message("no epoch has a finite valid " + metric_ + " (constant predictions); best/ is the last epoch's model");
     save_best(o_.epochs);
@@ -374,47 +342,14 @@ FinetuneResult Finetuning::run() {
     at::NoGradGuard no_grad;  // the report is of the best epoch's weights
     model::load_safetensors(*model_, (best_dir_ / "model.safetensors").string());
   }
-  result.report = report(result.splits);
-  result.report["seconds"] = seconds_since(t_start);
+  result_.report = report(result_.splits);
+  result_.report["seconds"] = seconds_since(started_);
   if (run_.main()) {
-    write_file_atomic((out_ / "results.json").string(), result.report.dump(2) + "\n");
-    write_file_atomic((best_dir_ / "README.md").string(), model_card(result.report));  // now with test results
-    engine::remove_checkpoints(out_.string());                                         // the run is complete
+    write_file_atomic((out_ / "results.json").string(), result_.report.dump(2) + "\n");
+    write_file_atomic((best_dir_ / "README.md").string(), model_card(result_.report));  // now with test results
+    engine::remove_checkpoints(out_.string());                                          // the run is complete
   }
   run_.collectives().barrier();
-  return result;
-}
-
-bool Finetuning::train_epoch(int64_t epoch, double& epoch_loss) {
-  const std::vector<size_t> order = epoch_order(size_t(n_), o_.seed, epoch);
-  for (int64_t s = step_ - (epoch - 1) * steps_per_epoch_; s < steps_per_epoch_; ++s) {
-    const std::vector<size_t> batch = global_batch(order, s);
-    const int64_t count = int64_t(batch.size());
-    engine::StepInput in;
-    in.step = step_;
-    // Micro-batches of per_device_batch_size; only a single process's last batch can need fewer.
-    in.micro_steps = std::min(o_.grad_accum, (count + o_.per_device_batch_size - 1) / o_.per_device_batch_size);
-    in.count = task_->loss_items(batch);
-    in.lr = schedule_.at(step_);
-    in.log_step = (step_ + 1) % logging_steps_ == 0 || s == steps_per_epoch_ - 1;
-    in.read_back = in.log_step;
-    const engine::StepOutput out = run_.step(in, classify_forward(batch));
-    ++step_;
-    if (in.log_step || out.stop) {
-      const engine::StepInterval iv = run_.runner().take_interval(step_);
-      epoch_loss += iv.loss_sum;
-      log({{"step", step_},
-           {"max_steps", schedule_.total},
-           {"epoch", double(epoch - 1) + double(s + 1) / double(steps_per_epoch_)},
-           {"loss", iv.loss_sum / std::max(1.0, iv.count)},
-           {"learning_rate", iv.last_lr},
-           {"grad_norm", iv.last_grad_norm},
-           {"examples_per_sec", iv.count / std::max(1e-9, iv.seconds)}});
-    }
-    stop_ = out.stop;
-    if (stop_ && s < steps_per_epoch_ - 1) return false;
-  }
-  return true;
 }
 
 std::vector<size_t> Finetuning::global_batch(const std::vector<size_t>& order, int64_t s) const {
@@ -428,8 +363,8 @@ std::vector<size_t> Finetuning::global_batch(const std::vector<size_t>& order, i
 
 // Micro-batch m of this rank: positions [(m·world + rank)·b, +b) of the global batch (the same split
 // as the MLM loader's, so ranks x accumulation ≡ one process with the whole batch).
-engine::MicroForward Finetuning::classify_forward(const std::vector<size_t>& batch) {
-  return [this, &batch](int64_t m) {
+engine::MicroForward Finetuning::classify_forward() {
+  return [this, &batch = batch_](int64_t m) {
     const int64_t b = o_.per_device_batch_size, begin = (m * run_.world() + run_.rank()) * b;
     const int64_t end = std::min(int64_t(batch.size()), begin + b);
     const std::vector<size_t> mine(batch.begin() + std::min(begin, end), batch.begin() + end);
@@ -515,36 +450,6 @@ nlohmann::json Finetuning::report(std::vector<SplitReport>& splits) {
 
 }  // namespace
 
-std::string format_finetune_log(const nlohmann::json& r) {
-  char buf[512];
-  if (r.contains("train_loss")) {  // an epoch record
-    std::string line = "epoch " + std::to_string(r.value("epoch", int64_t(0)));
-    std::snprintf(buf, sizeof buf, " | train loss %.4f", r["train_loss"].get<double>());
-    line += buf;
-    auto number = [&](const char* key) { return r[key].is_number() ? r[key].get<double>() : std::nan(""); };
-    if (r.contains("valid_f1")) {
-      std::snprintf(buf, sizeof buf, " | valid entity F1 %.4f | precision %.4f | recall %.4f | word accuracy %.4f",
-                    number("valid_f1"), number("valid_precision"), number("valid_recall"), number("valid_accuracy"));
-      line += buf;
-    } else if (r.contains("valid_accuracy")) {
-      std::snprintf(buf, sizeof buf, " | valid accuracy %.4f | macro-F1 %.4f", number("valid_accuracy"),
-                    number("valid_macro_f1"));
-      line += buf;
-    } else if (r.contains("valid_pearson")) {
-      std::snprintf(buf, sizeof buf, " | valid Pearson %.4f | Spearman %.4f | MSE %.4f", number("valid_pearson"),
-                    number("valid_spearman"), number("valid_mse"));
-      line += buf;
-    }
-    const bool evaluated = r.contains("valid_accuracy") || r.contains("valid_pearson") || r.contains("valid_f1");
-    return line + (r.value("best", false) && evaluated ? " | best so far" : "");
-  }
-  std::snprintf(buf, sizeof buf, "step %lld/%lld | epoch %.2f | loss %.4f | lr %.3g | %.1f examples/s",
-                (long long)r.value("step", int64_t(0)), (long long)r.value("max_steps", int64_t(0)),
-                r.value("epoch", 0.0), r.value("loss", 0.0), r.value("learning_rate", 0.0),
-                r.value("examples_per_sec", 0.0));
-  return buf;
-}
-
 std::vector<size_t> eval_shard(size_t n, const engine::Collectives& coll) {
   std::vector<size_t> mine;
   for (size_t i = size_t(coll.rank()); i < n; i += size_t(coll.world_size())) mine.push_back(i);
@@ -558,7 +463,11 @@ std::unique_ptr<FinetuneTask> make_finetune_task(const FinetuneOptions& options,
 }
 
 FinetuneResult run_finetune(const FinetuneOptions& options, const FinetuneHooks& hooks) {
-  return Finetuning(options, hooks).run();
+  const FinetuneOptions o = validated(options);
+  engine::TrainingRun run(o, o.to_json(), hooks);
+  Finetuning task(o, hooks, run);
+  engine::train(run, task);
+  return task.result();
 }
 
 }  // namespace bertpt::classify

@@ -1,11 +1,9 @@
 #include "classify/finetune_options.h"
 
-#include <cmath>
+#include <set>
 
 #include "common/error.h"
 #include "common/options_json.h"
-#include "engine/precision.h"
-#include "engine/run_log.h"
 
 namespace bertpt::classify {
 
@@ -24,20 +22,12 @@ void FinetuneOptions::validate() const {
     throw BadInput("--model is required", "a checkpoint directory, or a preset such as bert-mini with --tokenizer");
   }
   if (train.empty()) throw BadInput("--train is required", "a JSONL, CSV or TSV file of labelled examples");
-  if (output_dir.empty()) throw BadInput("--output-dir is required");
+  RunOptions::validate();  // output_dir, the step, the machine, the log
   if (epochs <= 0) throw BadInput("--epochs must be > 0");
   // Comparisons are false for NaN and the bounds are finite, so NaN and inf are refused too.
-  if (!(learning_rate > 0 && learning_rate <= 10)) throw BadInput("--learning-rate must be in (0, 10]");
-  if (per_device_batch_size <= 0) throw BadInput("--per-device-batch-size must be > 0");
-  if (grad_accum <= 0) throw BadInput("--grad-accum must be > 0");
   if (eval_batch_size <= 0) throw BadInput("--eval-batch-size must be > 0");
   if (max_seq_len < 3) throw BadInput("--max-seq-len must be at least 3 ([CLS], a token, [SEP])");
   if (!(warmup_ratio >= 0 && warmup_ratio <= 1)) throw BadInput("--warmup-ratio must be in [0, 1]");
-  if (!(weight_decay >= 0 && weight_decay <= 1e3)) throw BadInput("--weight-decay must be in [0, 1000]");
-  if (std::isnan(max_grad_norm) || max_grad_norm >= 1e30) {
-    throw BadInput("--max-grad-norm must be a finite number (<= 0: no clipping)");
-  }
-  if (max_nan_steps <= 0) throw BadInput("--max-nan-steps must be > 0");
   if (problem_type != "auto" && problem_type != "single_label_classification" && problem_type != "regression") {
     throw BadInput("--problem-type must be auto, single_label_classification or regression, got '" + problem_type +
                    "'");
@@ -60,9 +50,6 @@ void FinetuneOptions::validate() const {
         "pearson_spearman_mean, f1, precision or recall, got '" +
         metric_for_best + "'");
   }
-  engine::parse_precision(precision);
-  if (logging_steps < 0) throw BadInput("--logging-steps must be >= 0 (0: about 30 records per run)");
-  engine::validate_report_to(report_to);
 }
 
 }  // namespace bertpt::classify

@@ -39,7 +39,7 @@ auto visit_finetune = [](auto& o, auto&& f) { classify::visit_finetune_options(o
 
 void run_finetune_command(const FinetuneFlags& f, CLI::App* cmd) {
   launch_workers_if_asked(f.dist, f.common.quiet);
-  const RunOptionRules rules{"finetune", "options", classify::kMayChangeOnResume, {}};
+  const RunOptionRules rules{"finetune", classify::kMayChangeOnResume, {}};
   classify::FinetuneOptions opts = resolve_run_options(cmd, f.options, visit_finetune, f.config_file, rules);
   opts.validate();
   auto collectives = distributed::join_process_group(f.dist.timeout_seconds, opts.device, opts.threads,

@@ -32,7 +32,7 @@ auto visit_train = [](auto& o, auto&& f) { mlm::visit_pretrain_options(o, f); };
 // --global-batch-size at every start: the saved one is the last world size's. A new run from
 // --init-from has the checkpoint's model (a --model of another architecture is refused).
 mlm::PretrainOptions resolve_options(const PretrainFlags& f, CLI::App* cmd) {
-  RunOptionRules rules{"train", "config", mlm::kMayChangeOnResume, [](nlohmann::json& saved) {
+  RunOptionRules rules{"train", mlm::kMayChangeOnResume, [](nlohmann::json& saved) {
                          if (saved.value("global_batch_size", int64_t(0)) > 0) saved.erase("grad_accum");
                        }};
   nlohmann::json given;

@@ -50,6 +50,13 @@ void adamw_cpu_range(float* __restrict p, const float* __restrict g, float* __re
 
 }  // namespace
 
+AdamWKernel adamw_kernel_named(const std::string& optim) {
+  if (optim == "adamw_torch_fused") return AdamWKernel::LibTorchFused;
+  if (optim == "adamw_torch") return AdamWKernel::TensorOps;
+  if (optim == "adamw_bertpt") return AdamWKernel::Bertpt;
+  return AdamWKernel::Auto;
+}
+
 bool is_no_decay_parameter(const std::string& name) {
   if (name.find("bias") != std::string::npos || name.find("LayerNorm.") != std::string::npos) return true;
   // ModernBERT's norms ("model.final_norm.weight", "model.layers.1.attn_norm.weight", "head.norm.weight"):

@@ -33,6 +33,9 @@ namespace bertpt::engine {
 //   TensorOps: torch.optim.AdamW's single-tensor path, ~8 tensor ops per parameter.
 enum class AdamWKernel { Auto, Bertpt, LibTorchFused, TensorOps };
 
+// --optim's kernel: "adamw_torch_fused", "adamw_torch", "adamw_bertpt", else Auto ("adamw", "lamb").
+AdamWKernel adamw_kernel_named(const std::string& optim);
+
 struct AdamWOptions {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.0;
   AdamWKernel kernel = AdamWKernel::Auto;

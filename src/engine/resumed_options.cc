@@ -13,10 +13,13 @@ std::string resume_checkpoint(const std::string& resume, const std::string& outp
   return all.empty() ? std::string() : all.back().second;
 }
 
-nlohmann::json saved_options(const std::string& checkpoint, const char* key) {
-  const nlohmann::json state = read_trainer_state(checkpoint, {key});
+nlohmann::json options_in_state(const nlohmann::json& state, const std::string& checkpoint) {
   const JsonFields f(state, checkpoint + "/trainer_state.json", "", "the checkpoint is damaged; resume from another");
-  return f.any_object(key);
+  return f.any_object(f.has("options") || !f.has("config") ? "options" : "config");
+}
+
+nlohmann::json saved_options(const std::string& checkpoint) {
+  return options_in_state(read_trainer_state(checkpoint), checkpoint);
 }
 
 nlohmann::json resumed_options(const nlohmann::json& saved, const nlohmann::json& given,

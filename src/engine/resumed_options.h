@@ -18,9 +18,12 @@ namespace bertpt::engine {
 // none: a new run); "" for ""; otherwise `resume` itself.
 std::string resume_checkpoint(const std::string& resume, const std::string& output_dir);
 
-// The options of the run being resumed: field `key` of CHECKPOINT/trainer_state.json (BadInput naming
-// the file when it is missing or damaged).
-nlohmann::json saved_options(const std::string& checkpoint, const char* key);
+// The options a checkpoint's run had: field "options" of its trainer state `state` (pre-training
+// checkpoints of earlier bertpt versions kept them as "config", which is read too). BadInput naming the file when
+// the field is missing or not an object.
+nlohmann::json options_in_state(const nlohmann::json& state, const std::string& checkpoint);
+// The same, of CHECKPOINT/trainer_state.json (BadInput naming the file when it is missing or damaged).
+nlohmann::json saved_options(const std::string& checkpoint);
 
 // `saved` with `given` on top. BadInput naming the first given option (as its flag) whose value differs
 // from the saved one and is not in `may_change`, with both values and the checkpoint.
@@ -30,7 +33,6 @@ nlohmann::json resumed_options(const nlohmann::json& saved, const nlohmann::json
 // What a task says of resuming its runs.
 struct ResumeRules {
   const char* command;                                // "train": names the options in messages
-  const char* saved_key;                              // the field of trainer_state.json that holds the run's options
   std::set<std::string> may_change;                   // options a resumed run may change
   std::function<void(nlohmann::json&)> adjust_saved;  // optional: drops what is derived at every start
 };
@@ -46,7 +48,7 @@ Options run_options(const nlohmann::json& given, Visit visit, const ResumeRules&
   apply_options_json(opts, visit, given, "the command line", rules.command);
   const std::string checkpoint = resume_checkpoint(opts.resume, opts.output_dir);
   if (checkpoint.empty()) return opts;
-  nlohmann::json saved = saved_options(checkpoint, rules.saved_key);
+  nlohmann::json saved = saved_options(checkpoint);
   if (rules.adjust_saved) rules.adjust_saved(saved);
   Options resumed;
   apply_options_json(resumed, visit, resumed_options(saved, given, rules.may_change, checkpoint),

@@ -136,7 +136,7 @@ void prune_checkpoints(const std::string& run_dir, int64_t keep, const std::stri
   }
 }
 
-nlohmann::json read_trainer_state(const std::string& dir, std::initializer_list<const char*> task_fields) {
+nlohmann::json read_trainer_state(const std::string& dir, const std::vector<std::string>& task_fields) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     throw BadInput("checkpoint " + dir + " does not exist", "pass RUN/checkpoint-STEP, or --resume auto");

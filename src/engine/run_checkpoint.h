@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -52,8 +51,7 @@ void prune_checkpoints(const std::string& run_dir, int64_t keep, const std::stri
 // it is missing, incomplete (no DONE) or of another format/version.
 // Every trainer state has the integers "step" and "optimizer_steps"; `task_fields` are the keys the
 // task's own part must have.
-nlohmann::json read_trainer_state(const std::string& checkpoint_dir,
-                                  std::initializer_list<const char*> task_fields = {});
+nlohmann::json read_trainer_state(const std::string& checkpoint_dir, const std::vector<std::string>& task_fields = {});
 
 // Keeps the records of RUN/metrics.jsonl up to `step`: after a resume, the steps logged past the
 // checkpoint by the interrupted run are replayed and must not appear twice.

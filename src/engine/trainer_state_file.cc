@@ -5,7 +5,7 @@
 namespace bertpt::engine {
 
 nlohmann::json parse_trainer_state(std::string_view text, const std::string& path,
-                                   std::initializer_list<const char*> task_fields) {
+                                   const std::vector<std::string>& task_fields) {
   nlohmann::json s;
   try {
     s = nlohmann::json::parse(text);
@@ -31,7 +31,7 @@ nlohmann::json parse_trainer_state(std::string_view text, const std::string& pat
                      "the checkpoint is corrupt; resume from another");
     }
   }
-  for (const char* k : task_fields) {
+  for (const std::string& k : task_fields) {
     if (!s.contains(k)) throw BadInput(path + ": missing field \"" + k + "\"", "the checkpoint is corrupt");
   }
   return s;

@@ -3,10 +3,10 @@
 // the task's own part. The trainers then read their fields through common/json_fields.h.
 #pragma once
 
-#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace bertpt::engine {
 
@@ -17,6 +17,6 @@ constexpr int kTrainerStateVersion = 1;
 // JSON, not a bertpt trainer state of this version, lacks an integer "step" / "optimizer_steps", or
 // lacks one of `task_fields`.
 nlohmann::json parse_trainer_state(std::string_view text, const std::string& path,
-                                   std::initializer_list<const char*> task_fields = {});
+                                   const std::vector<std::string>& task_fields = {});
 
 }  // namespace bertpt::engine

@@ -16,75 +16,77 @@ namespace bertpt::engine {
 
 namespace fs = std::filesystem;
 
-TrainingRun::TrainingRun(RunSpec spec, const RunHooks& hooks)
-    : spec_(std::move(spec)),
+TrainingRun::TrainingRun(const RunOptions& options, nlohmann::json all_options, const RunHooks& hooks)
+    : options_(options),
+      all_options_(std::move(all_options)),
       hooks_(hooks),
       coll_(hooks.collectives ? *hooks.collectives : single_),
       main_(coll_.is_main()),
       rank_(coll_.rank()),
       world_(coll_.world_size()),
-      device_(setup_runtime(spec_.threads, spec_.device)),
-      bf16_(is_bf16(spec_.precision)),
-      dump_(spec_.dump_batches, coll_.rank()) {}
+      device_(setup_runtime(options_.threads, options_.device)),
+      bf16_(is_bf16(options_.precision)),
+      dump_(options_.dump_batches, coll_.rank()) {}
 
 TrainingRun::~TrainingRun() = default;
 
 void TrainingRun::lock_output_dir() {
-  if (main_) lock_.emplace(DirLock::inside(spec_.output_dir));
+  if (main_ && !options_.output_dir.empty()) lock_.emplace(DirLock::inside(options_.output_dir));
 }
 
 std::string TrainingRun::find_resume_checkpoint() const {
-  const std::string checkpoint = resume_checkpoint(spec_.resume, spec_.output_dir);
-  if (spec_.resume != "auto") return checkpoint;
+  const std::string checkpoint = resume_checkpoint(options_.resume, options_.output_dir);
+  if (options_.resume != "auto") return checkpoint;
   // A newer checkpoint without DONE is passed over: said once, by the main rank, naming it.
-  const auto complete = list_checkpoints(spec_.output_dir);
+  const auto complete = list_checkpoints(options_.output_dir);
   const int64_t resumed_step = complete.empty() ? -1 : complete.back().first;
-  for (const auto& [step, dir] : incomplete_checkpoints(spec_.output_dir)) {
+  for (const auto& [step, dir] : incomplete_checkpoints(options_.output_dir)) {
     if (main_ && step > resumed_step) {
       warn("--resume auto: skipped " + dir + ": it has no DONE marker (it was being written when the run stopped); " +
            (checkpoint.empty() ? "no complete checkpoint to resume" : "resuming " + checkpoint));
     }
   }
   if (checkpoint.empty())
-    message("--resume auto: no complete checkpoint in " + spec_.output_dir + ", starting a new run");
+    message("--resume auto: no complete checkpoint in " + options_.output_dir + ", starting a new run");
   return checkpoint;
 }
 
 void TrainingRun::claim_output_dir(bool resuming, const std::vector<std::string>& task_outputs,
                                    const std::string& what) {
-  if (resuming) return;
-  const fs::path out(spec_.output_dir);
+  if (resuming || options_.output_dir.empty()) return;
+  const fs::path out(options_.output_dir);
   std::error_code ec;
   bool outputs = false;
   for (const std::string& name : task_outputs) outputs = outputs || fs::exists(out / name, ec);
-  if (!outputs && !has_any_checkpoint(spec_.output_dir)) return;
+  if (!outputs && !has_any_checkpoint(options_.output_dir)) return;
   // --resume auto that found only incomplete checkpoints (no DONE): nothing to continue, nothing to keep.
-  const bool only_incomplete = spec_.resume == "auto" && !outputs && list_checkpoints(spec_.output_dir).empty();
-  if (!spec_.overwrite_output_dir && !only_incomplete) {
-    throw BadInput(spec_.output_dir + " already holds " + what,
+  const bool only_incomplete = options_.resume == "auto" && !outputs && list_checkpoints(options_.output_dir).empty();
+  if (!options_.overwrite_output_dir && !only_incomplete) {
+    throw BadInput(options_.output_dir + " already holds " + what,
                    "pass --resume auto to continue it, --overwrite-output-dir to start afresh, or another "
                    "--output-dir");
   }
   if (!main_) return;
-  remove_checkpoints(spec_.output_dir);
+  remove_checkpoints(options_.output_dir);
   fs::remove(out / "metrics.jsonl", ec);
 }
 
 void TrainingRun::open_run_log(int64_t start_step, const nlohmann::json& model_config) {
-  if (main_) {
+  const bool files = main_ && !options_.output_dir.empty();
+  if (files) {
     std::error_code ec;
-    fs::create_directories(spec_.output_dir, ec);
-    if (ec) throw BadInput("cannot create --output-dir " + spec_.output_dir + ": " + ec.message());
-    write_file_atomic((fs::path(spec_.output_dir) / "run_config.json").string(), spec_.options.dump(2) + "\n");
-    truncate_metrics((fs::path(spec_.output_dir) / "metrics.jsonl").string(), start_step);
+    fs::create_directories(options_.output_dir, ec);
+    if (ec) throw BadInput("cannot create --output-dir " + options_.output_dir + ": " + ec.message());
+    write_file_atomic((fs::path(options_.output_dir) / "run_config.json").string(), all_options_.dump(2) + "\n");
+    truncate_metrics((fs::path(options_.output_dir) / "metrics.jsonl").string(), start_step);
   }
   coll_.barrier();
   RunLogOptions lo;
-  lo.run_dir = spec_.output_dir;
-  lo.enabled = main_;
-  lo.report_to = spec_.report_to;
+  lo.run_dir = options_.output_dir;
+  lo.enabled = files;
+  lo.report_to = options_.report_to;
   lo.start_step = start_step;
-  lo.hyperparameters = spec_.options;
+  lo.hyperparameters = all_options_;
   lo.model_config = model_config;
   log_ = std::make_unique<RunLog>(lo);
 }
@@ -108,6 +110,10 @@ void TrainingRun::start_steps(const StepSettings& settings, const std::string& c
   runner_ = std::make_unique<StepRunner>(
       step_runner_options(settings, device_, bf16_), params_, *optimizer_, coll_,
       [this](const std::string& m) { message(m); }, skipped, consecutive_bad);
+}
+
+StepSettings step_settings_of(const RunOptions& o, std::function<uint64_t(int64_t step, int64_t micro)> dropout_seed) {
+  return {o.max_grad_norm, o.max_nan_steps, o.per_device_batch_size, std::move(dropout_seed)};
 }
 
 StepRunnerOptions step_runner_options(const StepSettings& settings, const at::Device& device, bool bf16) {
@@ -144,9 +150,9 @@ std::string TrainingRun::save_checkpoint(int64_t step, const torch::nn::Module& 
   runner_->settle(step);  // the checkpoint records the skipped-step counters and the optimizer's step count
   std::string path;
   if (main_) {
-    path = engine::save_checkpoint(spec_.output_dir, step, model, config, *optimizer_, trainer_state(), tokenizer_dir,
-                                   model_card());
-    prune_checkpoints(spec_.output_dir, keep, path);
+    path = engine::save_checkpoint(options_.output_dir, step, model, config, *optimizer_, trainer_state(),
+                                   tokenizer_dir, model_card());
+    prune_checkpoints(options_.output_dir, keep, path);
   }
   coll_.barrier();
   return path;

@@ -25,9 +25,9 @@
 #include "engine/adamw.h"
 #include "engine/batch_dump.h"
 #include "engine/collectives.h"
-#include "engine/run_defaults.h"
 #include "engine/run_hooks.h"
 #include "engine/run_log.h"
+#include "engine/run_options.h"
 #include "engine/step_runner.h"
 
 namespace torch::nn {
@@ -42,19 +42,6 @@ namespace bertpt::engine {
 using Clock = std::chrono::steady_clock;
 inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// The options of a task that the run itself acts on.
-struct RunSpec {
-  std::string output_dir;
-  std::string resume;  // "": a new run; "auto": the latest complete checkpoint in output_dir; or a checkpoint
-  bool overwrite_output_dir = false;
-  std::string device = "cpu";
-  int threads = 0;
-  std::string precision = "bf16";
-  std::string report_to = "tensorboard";
-  std::string dump_batches;
-  nlohmann::json options;  // all of the task's options: run_config.json, TensorBoard's hyperparameters
-};
-
 // The step runner's settings that belong to the task.
 struct StepSettings {
   double max_grad_norm = kDefaultMaxGradNorm;
@@ -63,26 +50,17 @@ struct StepSettings {
   std::function<uint64_t(int64_t step, int64_t micro)> dropout_seed;  // a pure function (step_runner.h)
 };
 
+// A run's step settings: its options' clipping, non-finite policy and batch, and the task's dropout streams.
+StepSettings step_settings_of(const RunOptions& o, std::function<uint64_t(int64_t step, int64_t micro)> dropout_seed);
+
 // The step runner's options: a task's settings on this process's device and precision.
 StepRunnerOptions step_runner_options(const StepSettings& settings, const at::Device& device, bool bf16);
 
-// The run's part of a task's options, and its step settings: the members of these names are the same
-// in every task's options (mlm/pretrain_options.h, classify/finetune_options.h).
-template <class Options>
-RunSpec run_spec_of(const Options& o) {
-  return {o.output_dir, o.resume,    o.overwrite_output_dir, o.device,   o.threads,
-          o.precision,  o.report_to, o.dump_batches,         o.to_json()};
-}
-
-template <class Options>
-StepSettings step_settings_of(const Options& o, std::function<uint64_t(int64_t step, int64_t micro)> dropout_seed) {
-  return {o.max_grad_norm, o.max_nan_steps, o.per_device_batch_size, std::move(dropout_seed)};
-}
-
 class TrainingRun {
  public:
-  // Sets up the device and threads (device.h) and the ranks.
-  TrainingRun(RunSpec spec, const RunHooks& hooks);
+  // Sets up the device and threads (device.h) and the ranks. `options`: the run's shared options;
+  // `all_options`: every option of the task, as run_config.json and TensorBoard record them.
+  TrainingRun(const RunOptions& options, nlohmann::json all_options, const RunHooks& hooks);
   ~TrainingRun();
   TrainingRun(const TrainingRun&) = delete;
   TrainingRun& operator=(const TrainingRun&) = delete;
@@ -95,8 +73,12 @@ class TrainingRun {
   const at::Device& device() const { return device_; }
   bool bf16() const { return bf16_; }
   const RunHooks& hooks() const { return hooks_; }
+  const RunOptions& options() const { return options_; }
+  // Every option of the task (run_config.json; a checkpoint's trainer_state.json "options").
+  const nlohmann::json& all_options() const { return all_options_; }
 
-  // ---- the run directory and resume
+  // ---- the run directory and resume (a run without --output-dir, as bench's, has none: no lock, no
+  // resume, no files; its log records go to the on_log hook only)
   // RUN/.bertpt.lock, held by the main rank for the run's life; taken before anything in RUN is removed.
   void lock_output_dir();
   // The checkpoint --resume names ("" for a new run: none named, or "auto" found no complete one).
@@ -133,7 +115,8 @@ class TrainingRun {
                               const std::function<std::string()>& model_card, int64_t keep);
 
  private:
-  RunSpec spec_;
+  const RunOptions options_;
+  const nlohmann::json all_options_;
   const RunHooks& hooks_;
   SingleProcess single_;
   Collectives& coll_;

@@ -17,6 +17,7 @@
 #include "engine/adamw.h"
 #include "engine/collectives.h"
 #include "engine/device.h"
+#include "engine/driver.h"
 #include "engine/failures.h"
 #include "engine/precision.h"
 #include "engine/step_runner.h"
@@ -197,60 +198,100 @@ struct RowTiming {
   int64_t parameters = 0;  // of the model that ran
 };
 
-// A fresh model trained for warmup_steps + steps optimizer steps on make_step_batches, each step timed
-// until the device is done. The step is train's own (mlm/mlm_step.h): the same StepRunner with
-// train's defaults (clipping to 1.0, the non-finite policy, AdamW's kernel choice, bf16 autocast, the
-// sparse head), --grad-accum micro-batches of `batch` sequences per step.
+// One row of the benchmark as a task of the training driver (engine/driver.h), in a run without a
+// directory: a fresh model trained for warmup_steps + steps optimizer steps on make_step_batches,
+// each step timed until the device is done. The step is train's own (mlm/mlm_step.h, the driver's
+// loop and StepRunner): train's defaults (AdamW's, clipping to 1.0, the non-finite policy, AdamW's
+// kernel choice, bf16 autocast, the sparse head), --grad-accum micro-batches of `batch` sequences.
+class TimedSteps : public engine::TrainingTask {
+ public:
+  TimedSteps(const BenchOptions& o, const model::BertConfig& config, const data::Dataset* ds, engine::TrainingRun& run,
+             int64_t batch, int64_t seq_len)
+      : o_(o), config_(config), ds_(ds), run_(run), batch_(batch), seq_len_(seq_len) {}
+  RowTiming& timing() { return timing_; }
+
+  std::vector<std::string> state_fields() const override { return {}; }
+  void check_resume(const engine::ResumePoint&) const override {}
+  std::string earlier_run() const override { return "a run"; }
+  void build(const engine::ResumePoint&) override {
+    at::manual_seed(o_.seed);
+    model_ = model::make_masked_lm(config_);
+    model_->to(run_.device());
+    model_->train();
+    run_.attach_model(*model_, engine::AdamWOptions{});  // train's defaults (adamw.h)
+    timing_.parameters = model::count_parameters(*model_);
+    batches_ = make_step_batches(o_, ds_, config_.vocab_size, batch_, seq_len_);
+    for (const StepBatch& b : batches_) forwards_.push_back(mlm_micro_forward(*model_, b, run_.device()));
+  }
+  int64_t restore(const engine::ResumePoint&) override { return 0; }
+  engine::StepSettings step_settings() const override {
+    return engine::step_settings_of(run_.options(), [seed = o_.seed, rank = run_.rank()](int64_t step, int64_t m) {
+      return mlm_dropout_seed(seed, step, rank, m);
+    });
+  }
+  nlohmann::json model_config() const override { return nullptr; }
+  // The timed steps, and with --profile one more recorded on rank 0 (every rank steps: the all-reduce).
+  int64_t total_steps() const override { return o_.warmup_steps + o_.steps + (o_.profile.empty() ? 0 : 1); }
+  engine::TaskStep next_step(int64_t s) override {
+    if (s == o_.warmup_steps + o_.steps && run_.rank() == 0) {
+      trace_ = std::make_unique<engine::StepTrace>(o_.profile, run_.device());
+    }
+    engine::TaskStep next;
+    next.input.started = std::chrono::steady_clock::now();
+    next.input.step = s;
+    next.input.micro_steps = o_.grad_accum;
+    k_ = size_t(s) % batches_.size();
+    next.input.count = double(batches_[k_].num_masked) * run_.world();  // every rank runs the same batches
+    next.input.lr = 1e-5;
+    next.input.log_step = next.input.read_back = true;  // reads the loss back: the time includes the device's work
+    next.forward = forwards_[k_];
+    return next;
+  }
+  void stepped(int64_t step, const engine::StepInput& in, const engine::StepOutput&) override {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - in.started).count();
+    if (trace_) trace_->save(), trace_.reset();
+    const int64_t s = step - 1;
+    if (s < o_.warmup_steps || s >= o_.warmup_steps + o_.steps) return;
+    timing_.times.push_back(seconds);
+    timing_.masked += double(batches_[k_].num_masked) / double(o_.steps);  // the mean over the timed steps
+  }
+  void log(int64_t, const engine::StepInterval&) override {}
+  bool saves_after(int64_t) const override { return false; }
+  engine::TaskCheckpoint checkpoint() const override { return {}; }
+  nlohmann::json trainer_state() const override { return nullptr; }
+  std::string model_card() const override { return {}; }
+  void finish(int64_t, bool) override { std::sort(timing_.times.begin(), timing_.times.end()); }
+
+ private:
+  const BenchOptions& o_;
+  const model::BertConfig& config_;
+  const data::Dataset* ds_;
+  engine::TrainingRun& run_;
+  const int64_t batch_, seq_len_;
+  std::shared_ptr<model::MaskedLanguageModel> model_;
+  std::vector<StepBatch> batches_;
+  std::vector<engine::MicroForward> forwards_;
+  size_t k_ = 0;  // the current step's batch
+  std::unique_ptr<engine::StepTrace> trace_;
+  RowTiming timing_;
+};
+
+// The row's step times: the driver in a run without a directory (no lock, checkpoints or log files).
 RowTiming time_training_steps(const BenchOptions& o, const model::BertConfig& config, const data::Dataset* ds,
-                              const at::Device& device, bool bf16, int64_t batch, int64_t seq_len,
-                              engine::Collectives& coll) {
-  at::manual_seed(o.seed);
-  auto model = model::make_masked_lm(config);
-  model->to(device);
-  model->train();
-  const std::vector<at::Tensor> params = model->parameters();  // in the order of named_parameter_list
-  coll.attach_parameters(params);
-  RowTiming t;
-  t.parameters = model::count_parameters(*model);
-  // train's defaults: AdamW's (adamw.h), the step settings' (training_run.h).
-  engine::AdamW optimizer(model::named_parameter_list(*model), engine::AdamWOptions{});
-  engine::StepSettings settings;
-  settings.per_device_batch_size = batch;
-  settings.dropout_seed = [seed = o.seed, rank = coll.rank()](int64_t step, int64_t micro) {
-    return mlm_dropout_seed(seed, step, rank, micro);
-  };
-  engine::StepRunner runner(engine::step_runner_options(settings, device, bf16), params, optimizer, coll,
-                            [](const std::string&) {});
-  const std::vector<StepBatch> batches = make_step_batches(o, ds, config.vocab_size, batch, seq_len);
-  std::vector<engine::MicroForward> forwards;
-  for (const StepBatch& b : batches) forwards.push_back(mlm_micro_forward(*model, b, device));
-  auto run_step = [&](int s) {
-    engine::StepInput in;
-    in.started = std::chrono::steady_clock::now();
-    in.step = s;
-    in.micro_steps = o.grad_accum;
-    const size_t k = size_t(s) % batches.size();
-    in.count = double(batches[k].num_masked) * coll.world_size();  // every rank runs the same batches
-    in.lr = 1e-5;
-    in.log_step = in.read_back = true;  // reads the step's loss back: the time includes the device's work
-    runner.run(in, forwards[k]);
-    return std::make_pair(std::chrono::duration<double>(std::chrono::steady_clock::now() - in.started).count(),
-                          batches[k].num_masked);
-  };
-  for (int s = 0; s < o.warmup_steps + o.steps; ++s) {
-    const auto [seconds, masked] = run_step(s);
-    if (s < o.warmup_steps) continue;
-    t.times.push_back(seconds);
-    t.masked += double(masked) / double(o.steps);  // the mean over the timed steps
-  }
-  if (!o.profile.empty()) {  // one more step, recorded on rank 0 (every rank steps: the all-reduce)
-    std::unique_ptr<engine::StepTrace> trace;
-    if (coll.rank() == 0) trace = std::make_unique<engine::StepTrace>(o.profile, device);
-    run_step(o.warmup_steps + o.steps);
-    if (trace) trace->save();
-  }
-  std::sort(t.times.begin(), t.times.end());
-  return t;
+                              int64_t batch, int64_t seq_len) {
+  engine::RunOptions options(/*learning_rate=*/1e-5, /*weight_decay=*/0.0, o.seed);
+  options.per_device_batch_size = batch;
+  options.grad_accum = o.grad_accum;
+  options.precision = o.precision;
+  options.device = o.device;
+  options.threads = o.threads;
+  options.report_to = "none";
+  engine::RunHooks hooks;
+  hooks.collectives = o.collectives;
+  engine::TrainingRun run(options, nullptr, hooks);
+  TimedSteps task(o, config, ds, run, batch, seq_len);
+  engine::train(run, task);
+  return std::move(task.timing());
 }
 
 // The job's numbers: ranks step in lockstep (the all-reduce), so the slowest rank's median is the
@@ -342,7 +383,7 @@ BenchResult run_bench(const BenchOptions& o) {
       row.seq_len = seq_len;
       row.batch = batch;
       try {
-        const RowTiming timing = time_training_steps(o, config, ds.get(), device, bf16, batch, seq_len, coll);
+        const RowTiming timing = time_training_steps(o, config, ds.get(), batch, seq_len);
         result.parameters = timing.parameters;  // the same model for every row
         fill_row(row, timing, coll, flops, result.peak_flops, o.grad_accum);
       } catch (const BadInput&) {

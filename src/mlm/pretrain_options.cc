@@ -9,8 +9,6 @@
 #include "common/error.h"
 #include "common/options_json.h"
 #include "data/phase_schedule.h"
-#include "engine/precision.h"
-#include "engine/run_log.h"
 #include "model/bert_config.h"
 
 namespace bertpt::mlm {
@@ -29,11 +27,8 @@ void PretrainOptions::validate() const {
     if (!ok) throw BadInput(flag + " " + what);
   };
   need(!data.empty(), "--data", "is required (a directory written by bertpt prepare)");
-  need(!output_dir.empty(), "--output-dir", "is required (the run directory)");
+  RunOptions::validate();  // output_dir, the step, the machine, the log
   // Comparisons are false for NaN, and every bound below is finite, so NaN and inf are refused too.
-  need(learning_rate >= 0 && learning_rate <= 10, option_flag("learning_rate"), "must be in [0, 10]");
-  need(per_device_batch_size > 0, option_flag("per_device_batch_size"), "must be > 0");
-  need(grad_accum > 0, option_flag("grad_accum"), "must be > 0");
   need(global_batch_size >= 0, option_flag("global_batch_size"), "must be >= 0 (0: per-device batch x ranks)");
   need(max_steps > 0, option_flag("max_steps"), "must be > 0");
   need(warmup_steps >= 0, option_flag("warmup_steps"), "must be >= 0");
@@ -49,32 +44,22 @@ void PretrainOptions::validate() const {
          "must be in [0, --max-steps - --warmup-steps]");
     need(min_lr_ratio >= 0 && min_lr_ratio <= 1, option_flag("min_lr_ratio"), "must be in [0, 1]");
   }
-  need(weight_decay >= 0 && weight_decay <= 1e3, option_flag("weight_decay"), "must be in [0, 1000]");
   need(adam_beta1 >= 0 && adam_beta1 < 1, option_flag("adam_beta1"), "must be in [0, 1)");
   need(adam_beta2 >= 0 && adam_beta2 < 1, option_flag("adam_beta2"), "must be in [0, 1)");
   need(adam_epsilon > 0 && adam_epsilon <= 1, option_flag("adam_epsilon"), "must be in (0, 1]");
-  need(!std::isnan(max_grad_norm) && max_grad_norm < 1e30, option_flag("max_grad_norm"),
-       "must be a finite number (<= 0: no clipping)");
   need(mlm_probability > 0 && mlm_probability < 1, option_flag("mlm_probability"), "must be in (0, 1)");
-  engine::parse_precision(precision, option_flag("precision"));
-  need(device == "cpu" || device.rfind("cuda", 0) == 0, option_flag("device"),
-       "must be cpu, cuda or cuda:N, not '" + device + "'");
-  need(threads >= 0, option_flag("threads"), "must be >= 0");
   need(attention == "auto" || attention == "fused" || attention == "explicit", option_flag("attention"),
        "must be auto, fused or explicit");
   need(optim == "adamw" || optim == "adamw_torch_fused" || optim == "adamw_torch" || optim == "adamw_bertpt" ||
            optim == "lamb",
        option_flag("optim"),
        "must be adamw, adamw_torch_fused, adamw_torch, adamw_bertpt or lamb, not '" + optim + "'");
-  need(logging_steps >= 0, option_flag("logging_steps"), "must be >= 0 (0: about 30 records per run)");
   need(eval_steps >= 0, option_flag("eval_steps"), "must be >= 0");
   need(eval_max_batches >= 0, option_flag("eval_max_batches"), "must be >= 0");
   need(save_steps >= 0, option_flag("save_steps"), "must be >= 0");
   need(save_total_limit >= 0, option_flag("save_total_limit"), "must be >= 0");
-  need(max_nan_steps > 0, option_flag("max_nan_steps"), "must be > 0");
   need(price_per_hour >= 0 && price_per_hour < 1e9, option_flag("price_per_hour"), "must be a finite number >= 0");
   need(peak_tflops >= 0 && peak_tflops < 1e9, option_flag("peak_tflops"), "must be a finite number >= 0");
-  engine::validate_report_to(report_to);
   data::parse_phase_schedule(phase_schedule, max_steps);  // BadInput naming --phase-schedule
   if (!init_from.empty() && !resume.empty() && resume != "auto") {
     throw BadInput("--init-from and --resume both given",
@@ -122,17 +107,6 @@ std::string architecture_difference(const model::BertConfig& model, const model:
   return out;
 }
 
-bool is_preset(const std::string& name) {
-  std::error_code ec;
-  if (std::filesystem::exists(name, ec) || name.find('/') != std::string::npos) return false;
-  std::string n = name;
-  if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) n.resize(n.size() - 5);
-  for (const auto& p : model::preset_names()) {
-    if (p == n) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 void adopt_init_from_model(PretrainOptions& o, bool model_given) {
@@ -143,7 +117,7 @@ void adopt_init_from_model(PretrainOptions& o, bool model_given) {
   if (model_given && o.model != o.init_from) {
     const model::BertConfig checkpoint = model::BertConfig::load(config_file.string());
     const std::string diff = architecture_difference(model::resolve_model_config(o.model), checkpoint,
-                                                     !is_preset(o.model));
+                                                     !model::is_preset_name(o.model));
     if (!diff.empty()) {
       throw BadInput("--model " + o.model + " is not the architecture of --init-from " + o.init_from + " (" + diff +
                          ": --model's/the checkpoint's)",

@@ -10,25 +10,23 @@
 #include <string>
 
 #include "engine/lr_schedule.h"
-#include "engine/run_defaults.h"
+#include "engine/run_options.h"
 
 namespace bertpt::mlm {
 
-struct PretrainOptions {
-  // ---- what to train on, where to write
-  std::string data;                   // DATA: a directory written by `bertpt prepare`
-  std::string phase_schedule;         // LEN:SHARE[:BATCH[:ACCUM]],... over DATA/seq-LEN (data/phase_schedule.h)
-  std::string output_dir;             // RUN: checkpoints, metrics.jsonl, run_config.json
-  std::string model = "bert-base";    // preset name, config.json path or checkpoint dir (vocab_size from DATA)
-  std::string init_from;              // HF checkpoint dir (safetensors) to start from
-  std::string resume;                 // RUN/checkpoint-STEP, or "auto" (latest complete one in RUN)
-  bool overwrite_output_dir = false;  // allow a fresh run in a RUN that already has checkpoints
-  bool verify_data = false;           // hash every shard and check every id before training (data/verify.h)
+// The run's shared options (engine/run_options.h: output_dir, resume, the step, the machine, the log),
+// with the guide's learning rate, no weight decay and seed 34, and pre-training's own.
+struct PretrainOptions : engine::RunOptions {
+  PretrainOptions() : RunOptions(/*learning_rate=*/5e-5, /*weight_decay=*/0.0, /*seed=*/34) {}
+
+  // ---- what to train on
+  std::string data;                 // DATA: a directory written by `bertpt prepare`
+  std::string phase_schedule;       // LEN:SHARE[:BATCH[:ACCUM]],... over DATA/seq-LEN (data/phase_schedule.h)
+  std::string model = "bert-base";  // preset name, config.json path or checkpoint dir (vocab_size from DATA)
+  std::string init_from;            // HF checkpoint dir (safetensors) to start from
+  bool verify_data = false;         // hash every shard and check every id before training (data/verify.h)
 
   // ---- optimisation (the guide's values)
-  double learning_rate = 5e-5;
-  int64_t per_device_batch_size = 32;
-  int64_t grad_accum = 1;         // micro-batches per optimizer step
   int64_t global_batch_size = 0;  // > 0: grad_accum derived from it and the world size (elastic jobs)
   int64_t max_steps = 100000;
   int64_t warmup_steps = 0;
@@ -39,35 +37,25 @@ struct PretrainOptions {
   int64_t decay_steps = 0;  // warmup_stable_decay: steps of the final decay (0: 10% of the steps after warmup)
   std::string decay_type = "cosine";  // warmup_stable_decay: linear (trapezoidal), cosine, 1-sqrt
   double min_lr_ratio = 0.0;          // warmup_stable_decay: the lr after the decay, as a share of the peak
-  double weight_decay = 0.0;
   double adam_beta1 = 0.9;
   double adam_beta2 = 0.999;
   double adam_epsilon = 1e-8;
-  double max_grad_norm = engine::kDefaultMaxGradNorm;  // <= 0: no clipping
   std::string optim =
       "adamw";  // engine::AdamW kernel: adamw (auto), adamw_torch_fused, adamw_torch, adamw_bertpt; lamb
-  uint64_t seed = 34;
   double mlm_probability = 0.15;
   bool whole_word_mask = false;  // select whole words (a token and its "##" continuations), data/masking.h
 
   // ---- hardware
-  std::string precision = "bf16";  // bf16 (autocast; LayerNorm/softmax/loss in fp32) or fp32
-  std::string device = "cpu";      // cpu, cuda, cuda:N
-  int threads = 0;                 // intra-op threads (0: LibTorch's default, all cores)
   std::string attention = "auto";  // auto, fused, explicit
 
-  // ---- logging, evaluation, saving
-  int64_t logging_steps = 0;     // 0: about 30 records per run, at most every 100 steps (engine/run_log.h)
+  // ---- evaluation, saving, cost
   int64_t eval_steps = 0;        // 0: evaluate only at the end (when DATA has a valid split)
   int64_t eval_max_batches = 0;  // 0: the whole valid split
   int64_t save_steps = 5000;     // 0: save only at the end
   int64_t save_total_limit = 2;  // 0: keep all
-  int64_t max_nan_steps = engine::kDefaultMaxNanSteps;  // consecutive non-finite steps before giving up
-  double price_per_hour = 0;                            // $ per hour of this machine: cost so far and projected
-  std::string instance;                                 // or: an instance of the price table (configs/prices.json)
-  double peak_tflops = 0;                               // override the peak used for MFU (0: measured / known table)
-  std::string dump_batches;               // write every micro-batch as .npy under this dir (engine/batch_dump.h)
-  std::string report_to = "tensorboard";  // or "none": TensorBoard event files in RUN/runs (engine/run_log.h)
+  double price_per_hour = 0;     // $ per hour of this machine: cost so far and projected
+  std::string instance;          // or: an instance of the price table (configs/prices.json)
+  double peak_tflops = 0;        // override the peak used for MFU (0: measured / known table)
 
   nlohmann::json to_json() const;
   // Sets the options named in `j` (keys as to_json(), dashes accepted for underscores); unknown keys
@@ -85,21 +73,14 @@ void visit_pretrain_options(Options& o, F&& f) {
   f("phase_schedule", o.phase_schedule,
     "Train in phases of different lengths over DATA/seq-LEN (prepare --seq-len 128,512): "
     "LEN:SHARE[:PER_DEVICE_BATCH[:GRAD_ACCUM]],... e.g. 128:0.9,512:0.1 (NVIDIA's BERT recipe)");
-  f("output_dir", o.output_dir, "Run directory: checkpoints, metrics.jsonl, run_config.json");
   f("model", o.model,
     "Model: a preset (bert-tiny ... bert-large), a config.json, or a checkpoint dir; vocab_size comes from the "
     "dataset");
   f("init_from", o.init_from, "Start from this Hugging Face checkpoint directory (model.safetensors)");
-  f("resume", o.resume,
-    "Continue from RUN/checkpoint-STEP, or 'auto' for the latest complete checkpoint in --output-dir");
-  f("overwrite_output_dir", o.overwrite_output_dir,
-    "Start afresh in an --output-dir that already has checkpoints (they are deleted)");
   f("verify_data", o.verify_data,
     "Before training, check every shard's SHA-256 and token ids against the manifest (as bertpt data verify); "
     "headers and sizes are always checked");
-  f("learning_rate", o.learning_rate, "Peak learning rate");
-  f("per_device_batch_size", o.per_device_batch_size, "Sequences per micro-batch on each device");
-  f("grad_accum", o.grad_accum, "Micro-batches accumulated per optimizer step");
+  engine::visit_run_options(o, f);
   f("global_batch_size", o.global_batch_size,
     "Sequences per optimizer step over all ranks (0: per-device batch x accumulation x ranks); the "
     "accumulation is derived from it at every start, so an elastic job (torchrun --nnodes MIN:MAX) keeps its "
@@ -114,40 +95,25 @@ void visit_pretrain_options(Options& o, F&& f) {
   f("decay_steps", o.decay_steps, "warmup_stable_decay: steps of the final decay (0: 10% of the steps after warmup)");
   f("decay_type", o.decay_type, "warmup_stable_decay: shape of the decay: linear, cosine or 1-sqrt");
   f("min_lr_ratio", o.min_lr_ratio, "warmup_stable_decay: the learning rate after the decay, as a share of the peak");
-  f("weight_decay", o.weight_decay, "Decoupled weight decay (not applied to biases and LayerNorm weights)");
   f("adam_beta1", o.adam_beta1, "AdamW beta1");
   f("adam_beta2", o.adam_beta2, "AdamW beta2");
   f("adam_epsilon", o.adam_epsilon, "AdamW epsilon");
-  f("max_grad_norm", o.max_grad_norm, "Clip the global gradient norm to this (0: no clipping)");
   f("optim", o.optim,
     "AdamW kernel: adamw (bertpt's CPU loop on CPU, LibTorch's fused kernel on CUDA), adamw_torch_fused "
     "(LibTorch's fused kernel; the step then never waits for the device), adamw_torch (tensor ops), adamw_bertpt; "
     "or lamb (LAMB: AdamW's moments with a per-tensor trust ratio, for large batches; NVIDIA's BERT recipe)");
-  f("seed", o.seed, "Seed of initialisation, sample order, masking and dropout");
   f("mlm_probability", o.mlm_probability, "Share of tokens (or words, with --whole-word-mask) selected for prediction");
   f("whole_word_mask", o.whole_word_mask,
-    "Select whole words: a token and the WordPiece '##' tokens after it are masked together (HF's "
-    "whole_word_mask)");
-  f("precision", o.precision, "bf16 (autocast, LayerNorm/softmax/loss in fp32) or fp32");
-  f("device", o.device, "cpu, cuda or cuda:N");
-  f("threads", o.threads, "CPU threads for tensor ops (0: all cores)");
+    "Select whole words: all tokens of a word are masked together (its start: a WordPiece token without '##', "
+    "a byte-level BPE token with 'Ġ', a Metaspace token with '▁'; HF's whole_word_mask)");
   f("attention", o.attention, "Attention kernel: auto, fused, explicit");
-  f("logging_steps", o.logging_steps,
-    "Log (stderr + metrics.jsonl) every N steps (0: about 30 records per run, at most every 100 steps)");
   f("eval_steps", o.eval_steps, "Evaluate on the valid split every N steps (0: only at the end)");
   f("eval_max_batches", o.eval_max_batches, "Batches per evaluation (0: the whole valid split)");
   f("save_steps", o.save_steps, "Save a checkpoint every N steps (0: only at the end)");
   f("save_total_limit", o.save_total_limit, "Keep only the newest N checkpoints (0: all)");
-  f("max_nan_steps", o.max_nan_steps, "Stop after this many consecutive steps with a non-finite loss or gradient");
   f("price_per_hour", o.price_per_hour, "Price of this machine per hour: show $ so far and projected");
   f("instance", o.instance, "Or: an instance name of the price table (configs/prices.json)");
   f("peak_tflops", o.peak_tflops, "Peak TFLOP/s for MFU (0: measured GEMM rate on CPU, known peak on GPU)");
-  f("report_to", o.report_to,
-    "tensorboard: also write the metrics as TensorBoard event files in RUN/runs (the Trainer's logging_dir); "
-    "none: only metrics.jsonl");
-  f("dump_batches", o.dump_batches,
-    "Write every micro-batch (masked input_ids, attention_mask, labels) as NumPy .npy files under this "
-    "directory: DIR/step-00000001/rank-0/micro-0/NAME.npy");
 }
 
 // The options a resumed run may give with another value (engine/resumed_options.h): where the run

@@ -18,6 +18,12 @@ constexpr double kLowest = -3.3895313892515355e38;
 
 }  // namespace
 
+AttentionKernel attention_kernel_named(const std::string& name) {
+  if (name == "fused") return AttentionKernel::Fused;
+  if (name == "explicit") return AttentionKernel::Explicit;
+  return AttentionKernel::Auto;
+}
+
 AttentionKernel resolve_attention(AttentionKernel kernel, c10::DeviceType device_type) {
   if (kernel != AttentionKernel::Auto) return kernel;
   return torch_compat::has_fused_sdpa(device_type) ? AttentionKernel::Fused : AttentionKernel::Explicit;

@@ -19,6 +19,8 @@ namespace bertpt::model {
 //   Auto:     Fused where it is the faster choice (CUDA), else Explicit (CPU; measured).
 enum class AttentionKernel { Auto, Fused, Explicit };
 
+// "fused", "explicit", else Auto (the option's values: mlm/pretrain_options.h checks them).
+AttentionKernel attention_kernel_named(const std::string& name);
 // What `kernel` runs on `device_type`: Fused or Explicit (Auto resolved).
 AttentionKernel resolve_attention(AttentionKernel kernel, c10::DeviceType device_type);
 // The same as a name: "fused" (at::scaled_dot_product_attention) or "explicit".

@@ -622,6 +622,17 @@ std::vector<std::string> config_search_path() {
   return dirs;
 }
 
+bool is_preset_name(const std::string& name) {
+  std::error_code ec;
+  if (fs::exists(name, ec) || name.find('/') != std::string::npos) return false;
+  std::string n = name;
+  if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) n.resize(n.size() - 5);
+  for (const auto& p : preset_names()) {
+    if (p == n) return true;
+  }
+  return false;
+}
+
 BertConfig resolve_model_config(const std::string& name_or_path) {
   std::error_code ec;
   fs::path p(name_or_path);

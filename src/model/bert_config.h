@@ -126,6 +126,9 @@ BertConfig modernbert_defaults();
 // shape: 514 positions, one token type, LayerNorm eps 1e-5, <s> <pad> </s> = 0 1 2).
 std::vector<std::string> preset_names();
 
+// Whether `name` names a preset ("bert-base" or "bert-base.json"), not a path that exists or has a slash.
+bool is_preset_name(const std::string& name);
+
 // The directories searched for preset files, in order: $BERTPT_CONFIG_DIR, the source tree's
 // configs/ (compile-time BERTPT_CONFIG_DIR), <exe dir>/../share/bertpt/configs, <exe dir>/configs.
 std::vector<std::string> config_search_path();
