@@ -49,10 +49,16 @@ ModelSource resolve_model_source(const PretrainOptions& o, const std::string& re
     }
   }
   if (src.config.vocab_size != int64_t(longest.vocab_size())) {
-    throw BadInput(
-        "vocabulary mismatch: the model has vocab_size " + std::to_string(src.config.vocab_size) + " but the dataset " +
-            o.data + " (its tokenizer) has " + std::to_string(longest.vocab_size()),
-        "train on data prepared with the model's tokenizer, or use a preset (its vocab_size follows the data)");
+    // Continued pre-training: the data must be the checkpoint's own tokenizer's.
+    const std::string hint =
+        !o.init_from.empty() && resume_dir.empty()
+            ? "prepare the data with the checkpoint's tokenizer: bertpt prepare --tokenizer " + o.init_from
+            : "train on data prepared with the model's tokenizer, or use a preset (its vocab_size follows the data)";
+    throw BadInput("vocabulary mismatch: the model" +
+                       (!o.init_from.empty() && resume_dir.empty() ? " (--init-from " + o.init_from + ")" : "") +
+                       " has vocab_size " + std::to_string(src.config.vocab_size) + " but the dataset " + o.data +
+                       " (its tokenizer) has " + std::to_string(longest.vocab_size()),
+                   hint);
   }
   if (int64_t(longest.seq_len()) > src.config.max_sequence_length()) {
     throw BadInput("the dataset's seq_len " + std::to_string(longest.seq_len()) + " exceeds the model's " +

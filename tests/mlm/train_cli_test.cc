@@ -188,6 +188,24 @@ TEST_F(TrainCliTest, InitFromTrainsTheCheckpointsArchitectureAndSaysSo) {
   EXPECT_NE(r.err.find("hint: drop --model; the checkpoint's config is used"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("tiny/run_config.json")));
+  // A checkpoint of another vocabulary than the data's: one line naming it, and how to prepare the
+  // data with its tokenizer.
+  const std::string other = dir.file("other-vocab");
+  fs::copy(ck, other, fs::copy_options::recursive);
+  auto other_config = nlohmann::json::parse(testing::slurp(other + "/config.json"));
+  other_config["vocab_size"] = vocab + 7;
+  testing::write_file(other + "/config.json", other_config.dump());
+  r = run_bertpt("train --data " + shell_quote(data) + " --init-from " + shell_quote(other) + " --output-dir " +
+                 shell_quote(dir.file("other")) + " --max-steps 1 --quiet");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("vocabulary mismatch: the model (--init-from " + other + ") has vocab_size " +
+                       std::to_string(vocab + 7)),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("hint: prepare the data with the checkpoint's tokenizer: bertpt prepare --tokenizer " + other),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
   // The same architecture as --model (the config the checkpoint was trained from), or no --model:
   // run_config.json records the checkpoint as the model, not a --model or the default bert-base.
   for (const std::string& flag : {" --model " + shell_quote(model), std::string()}) {

@@ -106,8 +106,10 @@ def load_dumped_steps(root, names):
 
 def bertpt_no_decay(name):
     """bertpt's rule (src/engine/adamw.cc is_no_decay_parameter): no decay for a name containing
-    "bias" or "LayerNorm."."""
-    return "bias" in name or "LayerNorm." in name
+    "bias" or "LayerNorm." (BERT), or a norm as ModernBERT and RoBERTa's lm_head name it ("norm." at the
+    start, ".norm.", "_norm.": "lm_head.layer_norm.weight")."""
+    return ("bias" in name or "LayerNorm." in name or name.startswith("norm.") or ".norm." in name
+            or "_norm." in name)
 
 
 def trainer_param_groups(model, weight_decay):

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Step-for-step equivalence of `bertpt train` (MLM pre-training) with a plain PyTorch loop over
-transformers' BertForMaskedLM.
+transformers' BertForMaskedLM (--family bert: a WordPiece tokenizer) or RobertaForMaskedLM (--family
+roberta: a byte-level BPE tokenizer with <s> </s> <pad>, positions counted from the pad id + 1, the
+lm_head with its LayerNorm).
 
 Both start from the same save_pretrained checkpoint of a tiny random BERT (dropout 0, fp32) and see
 exactly the same masked batches: bertpt writes every micro-batch with --dump-batches and the Python
@@ -18,7 +20,7 @@ Checked: every step's loss and gradient norm within 1e-4 relative (metrics.jsonl
 checkpoint) within 1e-4 (equivalence_lib.compare_weights), and the two final models' MLM logits on
 a batch within 1e-4 of their scale.
 
-Usage: train_equivalence.py --bertpt BIN --corpus TEXT --work DIR [--threads N] [--steps 50]
+Usage: train_equivalence.py --bertpt BIN --corpus TEXT --work DIR [--family bert|roberta] [--threads N] [--steps 50]
 """
 
 import argparse
@@ -35,6 +37,31 @@ RTOL_LOSS = 1e-4
 ATOL_WEIGHTS = 1e-4
 
 
+def initial_model(family, tok, init):
+    """Saves a tiny random model of `family` for the tokenizer in `tok` to `init` (dropout 0); returns its
+    transformers class."""
+    from tokenizers import Tokenizer
+    from transformers import BertConfig, BertForMaskedLM, RobertaConfig, RobertaForMaskedLM
+
+    shape = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=256,
+                 hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    torch.manual_seed(1234)
+    if family == "roberta":
+        t = Tokenizer.from_file(os.path.join(tok, "tokenizer.json"))
+        pad = t.token_to_id("<pad>")
+        eq.check(pad is not None, "the byte-level BPE tokenizer has <pad>")
+        # RoBERTa's positions start at pad + 1: 64 tokens need pad + 65 of them.
+        config = RobertaConfig(vocab_size=t.get_vocab_size(), max_position_embeddings=pad + 1 + 128,
+                               pad_token_id=pad, bos_token_id=t.token_to_id("<s>"), eos_token_id=t.token_to_id("</s>"),
+                               type_vocab_size=1, layer_norm_eps=1e-5, **shape)
+        RobertaForMaskedLM(config).save_pretrained(init)
+        return RobertaForMaskedLM
+    with open(os.path.join(tok, "vocab.txt"), encoding="utf-8") as f:
+        vocab_size = sum(1 for _ in f)
+    BertForMaskedLM(BertConfig(vocab_size=vocab_size, max_position_embeddings=128, **shape)).save_pretrained(init)
+    return BertForMaskedLM
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bertpt", required=True)
@@ -48,13 +75,13 @@ def main():
     ap.add_argument("--max-grad-norm", type=float, default=1.2)
     ap.add_argument("--batch", type=int, default=8, help="per micro-batch")
     ap.add_argument("--grad-accum", type=int, default=2)
+    ap.add_argument("--family", choices=["bert", "roberta"], default="bert")
     args = ap.parse_args()
     eq.set_threads(args.threads)
 
     from safetensors.torch import load_file
-    from transformers import BertConfig, BertForMaskedLM
 
-    work = args.work
+    work = os.path.join(args.work, args.family)
     os.makedirs(work, exist_ok=True)
     tok, data, init, run, dump = (os.path.join(work, d) for d in ("tok", "data", "init", "run", "batches"))
     for d in (run, dump):
@@ -62,19 +89,13 @@ def main():
 
     # A small vocabulary and one document per paragraph, packed one document per block: blocks
     # carry [PAD] tails, so the attention mask matters.
+    model_flag = ["--model", "bpe"] if args.family == "roberta" else []
     eq.run([args.bertpt, "tokenizer", "train", "-i", args.corpus, "--vocab-size", "2000", "--out", tok,
-            "--threads", args.threads, "--quiet"])
+            "--threads", args.threads, "--quiet"] + model_flag)
     eq.run([args.bertpt, "prepare", "-i", args.corpus, "--doc-per", "paragraph", "--packing", "document",
             "--tokenizer", tok, "--seq-len", "64", "--out", data, "--valid-fraction", "0", "--threads",
             args.threads, "--overwrite", "--quiet"])
-    with open(os.path.join(tok, "vocab.txt"), encoding="utf-8") as f:
-        vocab_size = sum(1 for _ in f)
-
-    config = BertConfig(vocab_size=vocab_size, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=256, max_position_embeddings=128, hidden_dropout_prob=0.0,
-                        attention_probs_dropout_prob=0.0)
-    torch.manual_seed(1234)
-    BertForMaskedLM(config).save_pretrained(init)
+    model_class = initial_model(args.family, tok, init)
 
     eq.run([args.bertpt, "train", "--data", data, "--model", init, "--init-from", init, "--output-dir", run,
             "--overwrite-output-dir", "--precision", "fp32", "--threads", args.threads,
@@ -96,7 +117,7 @@ def main():
     labelled_pad = sum(int(((m["attention_mask"] == 0) & (m["labels"] != -100)).sum()) for s in steps for m in s)
     eq.check(labelled_pad == 0, "no labels at [PAD] positions")
 
-    model = BertForMaskedLM.from_pretrained(init, attn_implementation="eager")
+    model = model_class.from_pretrained(init, attn_implementation="eager")
     initial = {n: p.detach().clone() for n, p in model.named_parameters()}
 
     def micro_loss(model, m, step_micro):
@@ -124,7 +145,7 @@ def main():
 
     # The two final models as functions: bertpt's checkpoint loaded by transformers against the
     # Python loop's model, on the first dumped batch.
-    theirs = BertForMaskedLM.from_pretrained(final, attn_implementation="eager").eval()
+    theirs = model_class.from_pretrained(final, attn_implementation="eager").eval()
     model.eval()
     with torch.no_grad():
         a = theirs(input_ids=first["input_ids"], attention_mask=first["attention_mask"]).logits
@@ -133,7 +154,7 @@ def main():
     eq.check(logit_dev <= 1e-4, f"train: final models' MLM logits within 1e-4 of their scale ({logit_dev:.2e})")
     print(f"train: max deviations: loss {worst['loss'][0]:.2e} (step {worst['loss'][1]}), grad_norm "
           f"{worst['grad_norm'][0]:.2e}, lr {worst['lr'][0]:.2e}, weights {w:.2e} ({wname}), logits {logit_dev:.2e}")
-    eq.finish("train_equivalence")
+    eq.finish(f"train_equivalence ({args.family})")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Step-for-step training equivalence with transformers as the referee: `bertpt train` against a plain
-# PyTorch loop over BertForMaskedLM (tests/peer/train_equivalence.py) and `bertpt finetune` against
+# PyTorch loop over BertForMaskedLM and RobertaForMaskedLM (tests/peer/train_equivalence.py) and `bertpt finetune` against
 # one over BertForSequenceClassification (tests/peer/finetune_equivalence.py). Dropout 0, fp32, the
 # same starting checkpoint and exactly the batches bertpt dumped with --dump-batches: every step's
 # loss and gradient norm within 1e-4 relative, the learning rate of every step, the final weights
@@ -30,8 +30,10 @@ trap 'rm -rf "$work"' EXIT
 
 # Both run (one report for both); either failing fails the test.
 rc=0
-"$py" "$src/tests/peer/train_equivalence.py" --bertpt "$bin" --corpus "$data/nltk_gutenberg/austen-emma.txt" \
-  --work "$work" --threads "$threads" || rc=1
+for family in bert roberta; do
+  "$py" "$src/tests/peer/train_equivalence.py" --bertpt "$bin" --corpus "$data/nltk_gutenberg/austen-emma.txt" \
+    --work "$work" --threads "$threads" --family "$family" || rc=1
+done
 "$py" "$src/tests/peer/finetune_equivalence.py" --bertpt "$bin" \
   --tokenizer-corpus "$data/nltk_gutenberg/austen-emma.txt" --sms "$data/sms_spam/SMSSpamCollection" \
   --work "$work" --threads "$threads" || rc=1
