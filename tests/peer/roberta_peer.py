@@ -17,7 +17,9 @@ read by
   * `bertpt train --init-from` (3 steps): every weight starts from the HF checkpoint, and the
     checkpoint it writes loads in AutoModelForMaskedLM as the same class with no missing or unexpected
     keys and gives bertpt's logits;
-  * `bertpt embed` equals XLMRobertaModel's mean-pooled last hidden states.
+  * `bertpt embed` equals XLMRobertaModel's mean-pooled last hidden states, and on a
+    sentence-transformers directory built on the RoBERTa (saved by sentence-transformers),
+    SentenceTransformer.encode.
 
 bertpt -> HF: `bertpt train --model roberta-tiny` on data of `bertpt tokenizer train --model bpe`
 writes a RobertaForMaskedLM that transformers loads with every key and equal logits.
@@ -216,6 +218,25 @@ def check_embed(bertpt, d, work, ck):
                            f"(max |d| {diff:.1e})")
 
 
+def check_embed_sentence_transformers(bertpt, d, work, ck):
+    """A sentence-transformers directory built on the RoBERTa (Transformer -> mean Pooling -> Normalize, saved
+    by the pinned sentence-transformers): `bertpt embed --model ST_DIR`, no flags, == SentenceTransformer.encode."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
+
+    st_dir = os.path.join(work, "st-roberta")
+    word = Transformer(d, max_seq_length=64)
+    SentenceTransformer(modules=[word, Pooling(word.get_word_embedding_dimension(), pooling_mode="mean"),
+                                 Normalize()], device="cpu").save(st_dir)
+    want = SentenceTransformer(st_dir, device="cpu").encode(TEXTS, convert_to_numpy=True).astype(np.float64)
+    path = os.path.join(work, "embed-st-roberta.npy")
+    bertpt.run(["embed", "--model", st_dir, "--output", path, "-q"] + TEXTS)
+    got = np.load(path)
+    diff = float(np.abs(got - want).max()) if got.shape == want.shape else float("inf")
+    ck.check(diff <= 1e-5, f"sentence-transformers on a RoBERTa: bertpt embed == SentenceTransformer.encode "
+                           f"(max |d| {diff:.1e})")
+
+
 def sms_jsonl(data, out, start, count):
     """`count` SMS Spam Collection lines from line `start` as JSONL {"text", "label"}."""
     with open(os.path.join(data, "sms_spam", "SMSSpamCollection"), encoding="utf-8") as f:
@@ -407,6 +428,8 @@ def main():
                     "RobertaForSequenceClassification", args.shared_data, work, ck)
             guarded(ck, f"{name}: finetune --task token-classification", check_token_finetune, bertpt, d, name,
                     "RobertaForTokenClassification", args.shared_data, work, ck)
+            guarded(ck, f"{name}: embed (sentence-transformers)", check_embed_sentence_transformers, bertpt, d, work,
+                    ck)
         else:
             guarded(ck, f"{name}: finetune (regression)", check_sequence_finetune, bertpt, d, name,
                     "XLMRobertaForSequenceClassification", args.shared_data, work, ck, True)

@@ -9,7 +9,7 @@ bin=$1
 src=$2
 source "$src/tests/peer/lib.bash"
 data=${BERTPT_SHARED_DATA:-$src/tests/fixtures/corpora}
-require_python torch transformers tokenizers safetensors numpy
+require_python torch transformers tokenizers safetensors numpy sentence_transformers
 for f in wikipedia_en_jsonl_derived/wiki_00.jsonl nltk_udhr_utf8/Hindi-UTF8 sms_spam/SMSSpamCollection \
   glue_samples/STS-B/train.tsv scibert/ner/NCBI-disease/train.txt; do
   [[ -f $data/$f ]] || missing "corpus file $data/$f is missing (set BERTPT_SHARED_DATA)"
