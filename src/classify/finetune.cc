@@ -10,13 +10,11 @@
 #include <ATen/core/grad_mode.h>
 
 #include "classify/classify.h"
+#include "classify/finetune_card.h"
 #include "classify/finetune_model.h"
 #include "classify/finetune_task.h"
-#include "classify/sequence_task.h"
-#include "classify/token_task.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
-#include "common/hash.h"
 #include "common/json_fields.h"
 #include "engine/driver.h"
 #include "engine/lr_schedule.h"
@@ -36,25 +34,6 @@ using engine::Clock;
 using engine::seconds_since;
 
 namespace {
-
-// A deterministic shuffle (the same on every rank and platform): Fisher-Yates driven by mix64.
-std::vector<size_t> epoch_order(size_t n, uint64_t seed, int64_t epoch) {
-  std::vector<size_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = i;
-  uint64_t state = mix64(seed ^ 0x46494E4554554E45ull) ^ uint64_t(epoch);
-  for (size_t i = n; i > 1; --i) {
-    state = mix64(state + 0x9E3779B97F4A7C15ull);
-    std::swap(order[i - 1], order[state % i]);
-  }
-  return order;
-}
-
-// The dropout stream of micro-step `micro` of step `step` on `rank` (micro-step 0: the stream of
-// fine-tuning without accumulation, unchanged).
-uint64_t dropout_seed(uint64_t seed, int64_t step, int rank, int64_t micro) {
-  const uint64_t s = mix64(mix64(seed ^ 0x434C4153534946ull) ^ uint64_t(step)) ^ (uint64_t(rank) << 40);
-  return micro == 0 ? s : mix64(s ^ uint64_t(micro));
-}
 
 FinetuneOptions validated(const FinetuneOptions& o) {
   o.validate();
@@ -175,7 +154,7 @@ void Finetuning::build(const engine::ResumePoint& from) {
 
 engine::StepSettings Finetuning::step_settings() const {
   return engine::step_settings_of(o_, [seed = o_.seed, rank = run_.rank()](int64_t step, int64_t micro) {
-    return dropout_seed(seed, step, rank, micro);
+    return finetune_dropout_seed(seed, step, rank, micro);
   });
 }
 
@@ -228,53 +207,25 @@ nlohmann::json Finetuning::trainer_state() const {
           {"rng", "example order permutation(seed, epoch); dropout hash(seed, step, rank, micro_step)"}};
 }
 
-// A metric of a report: its digits, or "n/a" for null (a correlation of constant predictions).
-std::string metric_text(const nlohmann::json& v) { return v.is_number() ? std::to_string(v.get<double>()) : "n/a"; }
-
-// The card of the fine-tuned model (engine/model_card.h): the options, the data, the epochs so far
-// and, given results.json's `report`, the best model's metrics on valid and test.
+// The card of the fine-tuned model (classify/finetune_card.h) at this point of the run.
 std::string Finetuning::model_card(const nlohmann::json& report) const {
-  const TaskCard task = task_->card();
-  const std::string auto_class = task_->per_token() ? "AutoModelForTokenClassification"
-                                                    : "AutoModelForSequenceClassification";
-  engine::ModelCard card;
-  card.title = task.title + " fine-tuned with bertpt from " + o_.model;
-  card.summary = "A " + config_.architectures.front() + " model fine-tuned by bertpt (" + std::string(BERTPT_VERSION) +
-                 ") from " + o_.model + " on " + o_.train + ". Labels: " + config_.extra.at("id2label") +
-                 ". It loads with `" + auto_class + ".from_pretrained(PATH)`.";
-  card.pipeline_tag = task.pipeline_tag;
-  card.tags = {config_.model_type, task.pipeline_tag, "bertpt"};
-  card.config = config_;
-  card.parameters = model::count_parameters(*model_);
-  card.data = {{"training examples", engine::card_count(double(n_)) + " (" + o_.train + ")"},
-               {"labels", std::to_string(task_->num_labels())},
-               {"max sequence length", std::to_string(o_.max_seq_len) + " tokens"}};
-  for (const std::string split : {"valid", "test"}) {
-    const std::string name = split == "valid" ? "validation examples" : o_.test_name + " examples";
-    if (task_->split_size(split) > 0) card.data.push_back({name, engine::card_count(double(task_->split_size(split)))});
-  }
-  card.training = {
-      {"epochs", std::to_string(history_.size()) + " of " + std::to_string(o_.epochs)},
-      {"steps", engine::card_count(double(step_))},
-      {"global batch", std::to_string(global_batch_)},
-      {"optimizer", "AdamW, peak lr " + std::to_string(o_.learning_rate) + ", linear schedule, warmup ratio " +
-                        std::to_string(o_.warmup_ratio) + ", weight decay " + std::to_string(o_.weight_decay)},
-      {"precision / device", o_.precision + " / " + run_.device().str() + " × " + std::to_string(run_.world())},
-      {"seed", std::to_string(o_.seed)},
-      {"software", std::string("bertpt ") + BERTPT_VERSION}};
-  if (best_epoch_ > 0) card.results.push_back({"best epoch", std::to_string(best_epoch_)});
-  for (const std::string split : {"valid", "test"}) {
-    if (report.is_object() && report.contains(split + "_" + task.first)) {
-      card.results.push_back({split + task.metric_names, metric_text(report[split + "_" + task.first]) + " / " +
-                                                             metric_text(report[split + "_" + task.second])});
-    }
-  }
-  if (card.results.size() <= 1 && !history_.empty() && history_.back().contains("valid_" + task.first)) {
-    card.results.push_back({"valid " + task.first + " (epoch " + std::to_string(history_.size()) + ")",
-                            metric_text(history_.back()["valid_" + task.first])});
-  }
-  card.example_input = task.example_input;
-  return engine::render_model_card(card);
+  FinetuneCardFacts f;
+  f.config = config_;
+  f.parameters = model::count_parameters(*model_);
+  f.task = task_->card();
+  f.per_token = task_->per_token();
+  f.train_examples = n_;
+  f.num_labels = task_->num_labels();
+  f.valid_examples = task_->split_size("valid");
+  f.test_examples = task_->split_size("test");
+  f.history = history_;
+  f.step = step_;
+  f.global_batch = global_batch_;
+  f.best_epoch = best_epoch_;
+  f.device = run_.device().str();
+  f.world = run_.world();
+  f.libtorch_version = torch_compat::torch_version();
+  return finetune_model_card(o_, f, report);
 }
 
 void Finetuning::begin() {
@@ -449,18 +400,6 @@ nlohmann::json Finetuning::report(std::vector<SplitReport>& splits) {
 }
 
 }  // namespace
-
-std::vector<size_t> eval_shard(size_t n, const engine::Collectives& coll) {
-  std::vector<size_t> mine;
-  for (size_t i = size_t(coll.rank()); i < n; i += size_t(coll.world_size())) mine.push_back(i);
-  return mine;
-}
-
-std::unique_ptr<FinetuneTask> make_finetune_task(const FinetuneOptions& options, const tokenizer::Tokenizer& tok) {
-  const bool tokens = options.task == "token-classification" ||
-                      (options.task == "auto" && options.data.format == "conll");
-  return tokens ? make_token_task(options, tok) : make_sequence_task(options, tok);
-}
 
 FinetuneResult run_finetune(const FinetuneOptions& options, const FinetuneHooks& hooks) {
   const FinetuneOptions o = validated(options);

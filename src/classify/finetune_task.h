@@ -87,6 +87,12 @@ class FinetuneTask {
 // The examples of a split of n that rank r evaluates: r, r + world, ...
 std::vector<size_t> eval_shard(size_t n, const engine::Collectives& coll);
 
+// The order of the training examples in `epoch` (1-based): a deterministic shuffle, the same on every
+// rank and platform, so a resumed run sees the examples of the uninterrupted one.
+std::vector<size_t> epoch_order(size_t n, uint64_t seed, int64_t epoch);
+// The dropout stream of micro-step `micro` of step `step` on `rank` (engine/step_runner.h re-seeds with it).
+uint64_t finetune_dropout_seed(uint64_t seed, int64_t step, int rank, int64_t micro);
+
 // The task --task (or --format) names, with its examples read and encoded.
 std::unique_ptr<FinetuneTask> make_finetune_task(const FinetuneOptions& options, const tokenizer::Tokenizer& tok);
 

@@ -65,6 +65,21 @@ std::string card_dollars(double usd) {
   return b;
 }
 
+ModelCard training_card(const model::BertConfig& config, int64_t parameters, const std::string& pipeline_tag) {
+  ModelCard card;
+  card.pipeline_tag = pipeline_tag;
+  card.tags = {config.model_type, pipeline_tag, "bertpt"};
+  card.config = config;
+  card.parameters = parameters;
+  return card;
+}
+
+void add_run_rows(ModelCard& card, const std::string& precision, const std::string& device, int world,
+                  const std::string& libtorch_version) {
+  card.training.push_back({"precision / device", precision + " / " + device + " × " + std::to_string(world)});
+  card.training.push_back({"software", std::string("bertpt ") + BERTPT_VERSION + ", LibTorch " + libtorch_version});
+}
+
 std::string render_model_card(const ModelCard& card) {
   std::string md = "---\nlibrary_name: transformers\npipeline_tag: " + card.pipeline_tag + "\ntags:\n";
   for (const auto& t : card.tags) md += "- " + t + "\n";

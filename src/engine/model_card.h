@@ -27,6 +27,13 @@ struct ModelCard {
 
 std::string render_model_card(const ModelCard& card);
 
+// What every training task's card has the same way: the architecture and parameter count, the tags
+// (the model type, the pipeline, bertpt), and the rows that end its training table (precision and
+// device × ranks, the software). A task adds its title, summary, data, training and result rows.
+ModelCard training_card(const model::BertConfig& config, int64_t parameters, const std::string& pipeline_tag);
+void add_run_rows(ModelCard& card, const std::string& precision, const std::string& device, int world,
+                  const std::string& libtorch_version);
+
 // Formatting for rows: 1234567 -> "1,234,567"; seconds -> "1 h 02 min"; "$12.34".
 std::string card_count(double n);
 std::string card_duration(double seconds);

@@ -60,9 +60,7 @@ engine::CardRows training_rows(const PretrainOptions& o, const PretrainCardFacts
       {"masking",
        std::to_string(o.mlm_probability) +
            (o.whole_word_mask ? " of words, whole (all [MASK])" : " of tokens (80% [MASK], 10% random, 10% kept)")},
-      {"precision / device", o.precision + " / " + f.device + " × " + std::to_string(f.world)},
-      {"training time", engine::card_duration(f.elapsed_sec)},
-      {"software", std::string("bertpt ") + BERTPT_VERSION + ", LibTorch " + torch_compat::torch_version()}};
+      {"training time", engine::card_duration(f.elapsed_sec)}};
   if (f.cost_usd >= 0) rows.push_back({"cost", engine::card_dollars(f.cost_usd)});
   return rows;
 }
@@ -88,20 +86,18 @@ engine::CardRows result_rows(const PretrainCardFacts& f) {
 }  // namespace
 
 std::string pretrain_model_card(const PretrainOptions& o, const PretrainCardFacts& f) {
-  engine::ModelCard card;
+  model::BertConfig config = f.config;
+  config.architectures = {f.config.masked_lm_class()};
+  engine::ModelCard card = engine::training_card(config, f.parameters, "fill-mask");
   card.title = o.model + " pre-trained with bertpt (masked language modelling)";
   card.summary = family_article(f.config) + " masked language model " +
                  (o.init_from.empty() ? std::string("trained from scratch") : "continued from " + o.init_from) +
                  " by bertpt (" + std::string(BERTPT_VERSION) +
                  ") on the dataset below, in the recipe of the Hugging Face guide \"Pre-training BERT with Hugging "
                  "Face Transformers\". It loads with `AutoModelForMaskedLM.from_pretrained(PATH)`.";
-  card.pipeline_tag = "fill-mask";
-  card.tags = {f.config.model_type, "fill-mask", "bertpt"};
-  card.config = f.config;
-  card.config.architectures = {f.config.masked_lm_class()};
-  card.parameters = f.parameters;
   card.data = data_rows(o, f);
   card.training = training_rows(o, f);
+  engine::add_run_rows(card, o.precision, f.device, f.world, torch_compat::torch_version());
   card.results = result_rows(f);
   card.example_input = "The capital of France is [MASK].";
   return engine::render_model_card(card);
