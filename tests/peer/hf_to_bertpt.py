@@ -357,6 +357,37 @@ def compare_fill_mask(label, bp, hf, tok, model, tol, ck):
              f"smallest top-1 probability {min(top) if top else 0:.4f} vs 1/V = {1.0 / vocab:.5f}")
 
 
+
+def check_mlm_logits(bertpt, d, label, cls_name, texts, tol, ck):
+    """A model family's peer (modernbert_peer.py, roberta_peer.py): `bertpt fill-mask --save-logits` on the
+    checkpoint `d` against transformers' logits at every position of `texts`, and the pipeline's top-5.
+    Returns transformers' model, which must be `cls_name`."""
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    lg = d + "-logits"
+    bp = bertpt.json(["fill-mask", "--model", d, "--top-k", "5", "--save-logits", lg] + texts)
+    tok = AutoTokenizer.from_pretrained(d)
+    model = load_hf(AutoModelForMaskedLM, d, ck, label)
+    ck.check(type(model).__name__ == cls_name, f"{label}: transformers reads it as {cls_name}", type(model).__name__)
+    worst, scale, shapes = 0.0, 0.0, []
+    for i, text in enumerate(texts):
+        ours = np.load(os.path.join(lg, f"logits-{i}.npy"))
+        with torch.no_grad():
+            theirs = model(**tok(text, return_tensors="pt")).logits[0].double().numpy()
+        if ours.shape != theirs.shape:
+            shapes.append(f"text {i}: {ours.shape} vs {theirs.shape}")
+            continue
+        worst = max(worst, float(np.abs(ours - theirs).max()))
+        scale = max(scale, float(np.abs(theirs).max()))
+    ck.check(not shapes and worst <= tol * max(1.0, scale),
+             f"{label}: bertpt logits == transformers' at every position of {len(texts)} texts "
+             f"(max |d| {worst:.1e}, scale {scale:.1f})", "; ".join(shapes))
+    ck.check(scale > 1.0, f"{label}: the logits are far from zero (the check can fail)", f"scale {scale:.2f}")
+    compare_fill_mask(label, bp, hf_fill_mask(model, tok, texts, 5), tok, model, tol, ck)
+    return model
+
+
 def check_fill_mask(bertpt, d, label, tol, ck, top_k=5):
     from transformers import AutoTokenizer, BertForMaskedLM
 

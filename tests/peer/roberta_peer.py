@@ -50,7 +50,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hf_to_bertpt import (start_model_peer, check_eval, compare_fill_mask, guarded, hf_fill_mask,  # noqa: E402
+from hf_to_bertpt import (start_model_peer, check_eval, check_mlm_logits, guarded,  # noqa: E402
                           load_hf, make_corpus, max_param_delta, spread_weights)
 
 SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
@@ -133,31 +133,8 @@ def make_hf_checkpoint(work, name, tok, ck):
 
 
 def check_logits(bertpt, d, label, cls_name, tol, ck):
-    """fill-mask --save-logits vs transformers' logits, and the pipeline's top-5."""
-    import torch
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-    lg = d + "-logits"
-    bp = bertpt.json(["fill-mask", "--model", d, "--top-k", "5", "--save-logits", lg] + TEXTS)
-    tok = AutoTokenizer.from_pretrained(d)
-    model = load_hf(AutoModelForMaskedLM, d, ck, label)
-    ck.check(type(model).__name__ == cls_name, f"{label}: transformers reads it as {cls_name}", type(model).__name__)
-    worst, scale, shapes = 0.0, 0.0, []
-    for i, text in enumerate(TEXTS):
-        ours = np.load(os.path.join(lg, f"logits-{i}.npy"))
-        with torch.no_grad():
-            theirs = model(**tok(text, return_tensors="pt")).logits[0].double().numpy()
-        if ours.shape != theirs.shape:
-            shapes.append(f"text {i}: {ours.shape} vs {theirs.shape}")
-            continue
-        worst = max(worst, float(np.abs(ours - theirs).max()))
-        scale = max(scale, float(np.abs(theirs).max()))
-    ck.check(not shapes and worst <= tol * max(1.0, scale),
-             f"{label}: bertpt logits == transformers' at every position of {len(TEXTS)} texts "
-             f"(max |d| {worst:.1e}, scale {scale:.1f})", "; ".join(shapes))
-    ck.check(scale > 1.0, f"{label}: the logits are far from zero (the check can fail)", f"scale {scale:.2f}")
-    compare_fill_mask(label, bp, hf_fill_mask(model, tok, TEXTS, 5), tok, model, tol, ck)
-    return model
+    """fill-mask --save-logits vs transformers' logits, and the pipeline's top-5 (hf_to_bertpt.py)."""
+    return check_mlm_logits(bertpt, d, label, cls_name, TEXTS, tol, ck)
 
 
 def state_of(d):
